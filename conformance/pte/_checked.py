@@ -1,0 +1,248 @@
+"""Bounds-checked use of the flatc-generated bindings.
+
+The generated classes trust the buffer: a bad offset makes them raise
+``struct.error``/``TypeError``, silently read from the end of the buffer
+(negative offsets), return a short string, or loop over a vector that claims
+four billion elements. ``FlatView`` validates every table, vtable, field,
+string and vector against the flatbuffer's extent *before* the generated code
+touches it, and turns anything the generated code still raises into
+``PteFormatError``. Loops are bounded because a vector's claimed length is
+checked against the bytes that are actually there.
+
+Fields are named by passing the generated accessor (e.g.
+``fb.CompileSpec.Value``); its vtable slot is learnt by asking that accessor
+(see ``slot_of``), so the layout knowledge stays in the generated code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import struct
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from .errors import PteFormatError
+
+T = TypeVar("T")
+
+_U16 = struct.Struct("<H")
+_I32 = struct.Struct("<i")
+_U32 = struct.Struct("<I")
+
+# What the generated code or the flatbuffers runtime can raise on bad data.
+_LOW_LEVEL_ERRORS = (
+    struct.error,
+    IndexError,
+    TypeError,
+    ValueError,
+    OverflowError,
+    RecursionError,
+    UnicodeDecodeError,
+)
+
+
+class _SlotFound(Exception):
+    def __init__(self, slot: int) -> None:
+        super().__init__(slot)
+        self.slot = slot
+
+
+class _SlotProbe:
+    """Stands in for ``flatbuffers.table.Table``; reports the first vtable slot asked for."""
+
+    __slots__ = ()
+
+    def Offset(self, slot: int) -> int:  # noqa: N802 - flatbuffers' method name
+        raise _SlotFound(slot)
+
+
+class _Probed:
+    __slots__ = ("_tab",)
+
+    def __init__(self) -> None:
+        self._tab = _SlotProbe()
+
+
+@functools.cache
+def slot_of(accessor: Callable[..., Any]) -> int:
+    """The vtable slot that a generated field accessor reads.
+
+    Every generated accessor starts with ``self._tab.Offset(slot)``; calling it
+    on a probe object captures that number.
+    """
+    try:
+        accessor(_Probed(), *([0] * (accessor.__code__.co_argcount - 1)))
+    except _SlotFound as found:
+        return found.slot
+    raise TypeError(f"{accessor.__qualname__} does not read a vtable slot")
+
+
+class FlatView:
+    """Checked reads of generated objects over ``buf[:end]`` (the flatbuffer part)."""
+
+    def __init__(self, buf: bytes, end: int) -> None:
+        self.buf = buf
+        self.end = end
+
+    # -- primitives ---------------------------------------------------------
+
+    def _need(self, offset: int, size: int, what: str) -> None:
+        if offset < 0 or offset + size > self.end:
+            raise PteFormatError(
+                f"{what}: {size} bytes at offset {offset} lie outside the flatbuffer "
+                f"data [0, {self.end})",
+                offset,
+            )
+
+    def u32(self, offset: int, what: str) -> int:
+        self._need(offset, 4, what)
+        return _U32.unpack_from(self.buf, offset)[0]
+
+    @contextlib.contextmanager
+    def guard(self, what: str, offset: int) -> Iterator[None]:
+        """Translate low-level errors from generated code into PteFormatError."""
+        try:
+            yield
+        except PteFormatError:
+            raise
+        except _LOW_LEVEL_ERRORS as exc:
+            raise PteFormatError(
+                f"{what}: malformed flatbuffer data near offset {offset} "
+                f"({type(exc).__name__}: {exc})",
+                offset,
+            ) from exc
+
+    # -- tables -------------------------------------------------------------
+
+    def table(self, obj: T, what: str) -> T:
+        """Validate the table ``obj`` (position, vtable, inline size); return it."""
+        pos = obj._tab.Pos  # type: ignore[attr-defined]
+        if pos < 0 or pos + 4 > self.end:
+            raise PteFormatError(
+                f"{what}: table at offset {pos} out of range (flatbuffer data is "
+                f"{self.end} bytes)",
+                pos,
+            )
+        vtable = pos - _I32.unpack_from(self.buf, pos)[0]
+        if vtable < 0 or vtable + 4 > self.end:
+            raise PteFormatError(
+                f"{what}: vtable at offset {vtable} out of range for table at offset "
+                f"{pos} (flatbuffer data is {self.end} bytes)",
+                vtable,
+            )
+        vt_size, table_size = _U16.unpack_from(self.buf, vtable)[0], _U16.unpack_from(
+            self.buf, vtable + 2
+        )[0]
+        if vt_size < 4 or vt_size % 2 or vtable + vt_size > self.end:
+            raise PteFormatError(
+                f"{what}: vtable at offset {vtable} has invalid size {vt_size}",
+                vtable,
+            )
+        if table_size < 4 or pos + table_size > self.end:
+            raise PteFormatError(
+                f"{what}: table at offset {pos} claims {table_size} bytes, past the "
+                f"end of the flatbuffer data ({self.end} bytes)",
+                pos,
+            )
+        return obj
+
+    def _field(self, obj: Any, accessor: Callable[..., Any], size: int, what: str) -> int:
+        """Absolute offset of a present field of ``size`` bytes, or 0 if absent."""
+        tab = obj._tab
+        rel = tab.Offset(slot_of(accessor))  # safe: table() validated the vtable
+        if rel == 0:
+            return 0
+        table_size = _U16.unpack_from(self.buf, tab.Pos - _I32.unpack_from(self.buf, tab.Pos)[0] + 2)[0]
+        if rel < 4 or rel + size > table_size:
+            raise PteFormatError(
+                f"{what}: field at offset {tab.Pos + rel} lies outside its table "
+                f"[{tab.Pos}, {tab.Pos + table_size})",
+                tab.Pos + rel,
+            )
+        return tab.Pos + rel
+
+    def _target(self, field_pos: int, what: str) -> int:
+        """Follow the uoffset stored at ``field_pos``."""
+        target = field_pos + self.u32(field_pos, what)
+        if target + 4 > self.end:
+            raise PteFormatError(
+                f"{what}: offset stored at {field_pos} points to offset {target}, past "
+                f"the end of the flatbuffer data ({self.end} bytes)",
+                field_pos,
+            )
+        return target
+
+    # -- fields -------------------------------------------------------------
+
+    def scalar(self, obj: Any, accessor: Callable[[Any], T], size: int, what: str) -> T:
+        """Read a scalar field through its generated accessor."""
+        pos = self._field(obj, accessor, size, what)
+        with self.guard(what, pos or obj._tab.Pos):
+            return accessor(obj)
+
+    def sub_table(self, obj: Any, accessor: Callable[[Any], T | None], what: str) -> T | None:
+        """Read a table-typed field through its generated accessor; None if absent."""
+        pos = self._field(obj, accessor, 4, what)
+        if pos == 0:
+            return None
+        self._target(pos, what)
+        with self.guard(what, pos):
+            child = accessor(obj)
+        return None if child is None else self.table(child, what)
+
+    def vector(self, obj: Any, length_accessor: Callable[..., Any], elem_size: int, what: str) -> tuple[int, int]:
+        """(start, count) of a vector field; (0, 0) if absent. Extent is validated."""
+        pos = self._field(obj, length_accessor, 4, what)
+        if pos == 0:
+            return 0, 0
+        vec = self._target(pos, what)
+        count = self.u32(vec, what)
+        start = vec + 4
+        if count * elem_size > self.end - start:
+            raise PteFormatError(
+                f"{what}: vector at offset {vec} claims {count} elements of {elem_size} "
+                f"bytes, past the end of the flatbuffer data ({self.end} bytes)",
+                vec,
+            )
+        return start, count
+
+    def string(self, obj: Any, accessor: Callable[..., Any], what: str) -> str | None:
+        """A string field decoded as UTF-8; None if absent."""
+        pos = self._field(obj, accessor, 4, what)
+        if pos == 0:
+            return None
+        start, count = self.vector(obj, accessor, 1, what)
+        raw = bytes(self.buf[start : start + count])
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PteFormatError(
+                f"{what}: string at offset {start} is not valid UTF-8 "
+                f"(byte {exc.start} of {count})",
+                start + exc.start,
+            ) from None
+
+    def tables(
+        self,
+        obj: Any,
+        length_accessor: Callable[..., Any],
+        item_accessor: Callable[[Any, int], T],
+        what: str,
+    ) -> list[T]:
+        """The validated elements of a vector-of-tables field (empty if absent)."""
+        start, count = self.vector(obj, length_accessor, 4, what)
+        items = []
+        for j in range(count):
+            where = f"{what}[{j}]"
+            self._target(start + 4 * j, where)
+            with self.guard(where, start + 4 * j):
+                item = item_accessor(obj, j)
+            items.append(self.table(item, where))
+        return items
+
+    def scalars(self, obj: Any, length_accessor: Callable[..., Any], fmt: str, what: str) -> tuple[int, ...]:
+        """A vector of fixed-size little-endian numbers (struct format char ``fmt``)."""
+        elem = struct.Struct("<" + fmt)
+        start, count = self.vector(obj, length_accessor, elem.size, what)
+        return tuple(v for (v,) in elem.iter_unpack(self.buf[start : start + count * elem.size]))

@@ -1,0 +1,251 @@
+"""Read ExecuTorch .pte files without importing executorch.
+
+``read_pte`` returns a ``PteProgram`` or raises ``PteFormatError``; nothing
+else escapes for malformed input, and the work done is bounded by the file
+size. The flatbuffer part is read with bindings that flatc generated from the
+schema in the executorch wheel (``scripts/generate_pte_schema.py``); fields a
+schema or file lacks read as empty, which keeps the reader usable across
+releases that share the ``ET12`` identifier.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from . import header
+from ._checked import FlatView
+from ._generated import FILE_IDENTIFIER
+from ._generated import program_generated as fb
+from .errors import PteFormatError
+from .model import (
+    DataLocation,
+    Delegate,
+    ExecutionPlan,
+    ExtendedHeader,
+    NamedData,
+    PteProgram,
+    Segment,
+    SubsegmentOffsets,
+)
+
+__all__ = ["read_pte"]
+
+
+def read_pte(data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> PteProgram:
+    """Parse a .pte file given as bytes or as a path.
+
+    Raises ``PteFormatError`` (a ``ValueError``) naming the problem and its
+    byte offset if the data is not a well-formed .pte file; ``OSError`` if a
+    path cannot be read.
+    """
+    if isinstance(data, (str, os.PathLike)):
+        with open(data, "rb") as f:
+            buf = f.read()
+    else:
+        buf = bytes(data)
+    return _Reader(buf).program()
+
+
+class _Reader:
+    def __init__(self, buf: bytes) -> None:
+        self.buf = buf
+        self.identifier = header.check_prefix(buf, FILE_IDENTIFIER)
+        self.eh: ExtendedHeader | None = header.read_extended_header(buf)
+        self.program_size = self.eh.program_size if self.eh else len(buf)
+        self.view = FlatView(buf, self.program_size)
+
+    def program(self) -> PteProgram:
+        v = self.view
+        root_offset = v.u32(0, "root table offset")
+        if root_offset < header.PREFIX_SIZE:
+            raise PteFormatError(
+                f"root table offset {root_offset} at offset 0 points into the file prefix",
+                0,
+            )
+        with v.guard("program", 0):
+            root = fb.Program.GetRootAs(self.buf, 0)
+        prog = v.table(root, "program")
+
+        segments = self._segments(prog)
+        inline = tuple(
+            self._blob(d, fb.BackendDelegateInlineData.DataLength, f"backend_delegate_data[{i}].data")
+            for i, d in enumerate(
+                v.tables(prog, fb.Program.BackendDelegateDataLength, fb.Program.BackendDelegateData, "backend_delegate_data")
+            )
+        )
+        plans = tuple(
+            self._plan(p, f"execution_plan[{i}]", inline, segments)
+            for i, p in enumerate(
+                v.tables(prog, fb.Program.ExecutionPlanLength, fb.Program.ExecutionPlan, "execution_plan")
+            )
+        )
+        constant = v.sub_table(prog, fb.Program.ConstantSegment, "constant_segment")
+        mutable: tuple[SubsegmentOffsets, ...] = ()
+        if hasattr(fb.Program, "MutableDataSegmentsLength"):
+            mutable = tuple(
+                self._subsegments(m, f"mutable_data_segments[{i}]", segments)
+                for i, m in enumerate(
+                    v.tables(prog, fb.Program.MutableDataSegmentsLength, fb.Program.MutableDataSegments, "mutable_data_segments")
+                )
+            )
+        named: tuple[NamedData, ...] = ()
+        if hasattr(fb.Program, "NamedDataLength"):
+            named = tuple(
+                self._named(n, f"named_data[{i}]", segments)
+                for i, n in enumerate(v.tables(prog, fb.Program.NamedDataLength, fb.Program.NamedData, "named_data"))
+            )
+        return PteProgram(
+            file_size=len(self.buf),
+            file_identifier=self.identifier,
+            schema_version=v.scalar(prog, fb.Program.Version, 4, "program.version"),
+            extended_header=self.eh,
+            program_size=self.program_size,
+            execution_plans=plans,
+            backend_delegate_data=tuple(blob for _, blob in inline),
+            segments=segments,
+            constant_segment=(
+                None if constant is None else self._subsegments(constant, "constant_segment", segments)
+            ),
+            mutable_data_segments=mutable,
+            named_data=named,
+        )
+
+    # -- pieces ---------------------------------------------------------------
+
+    def _blob(self, obj: Any, length_accessor: Any, what: str) -> tuple[int, bytes]:
+        """(file offset, bytes) of a ``[ubyte]`` field; empty if absent."""
+        start, count = self.view.vector(obj, length_accessor, 1, what)
+        return start, self.buf[start : start + count]
+
+    def _segments(self, prog: Any) -> tuple[Segment, ...]:
+        v = self.view
+        entries = v.tables(prog, fb.Program.SegmentsLength, fb.Program.Segments, "segments")
+        if entries and self.eh is None:
+            raise PteFormatError(
+                f"program lists {len(entries)} segments but the file has no extended "
+                f"header at offset {header.EXTENDED_HEADER_OFFSET} to locate them",
+                header.EXTENDED_HEADER_OFFSET,
+            )
+        out = []
+        for i, seg in enumerate(entries):
+            what = f"segments[{i}]"
+            offset = v.scalar(seg, fb.DataSegment.Offset, 8, what + ".offset")
+            size = v.scalar(seg, fb.DataSegment.Size, 8, what + ".size")
+            assert self.eh is not None
+            base = self.eh.segment_base_offset
+            start = base + offset
+            limit, limit_name = len(self.buf), f"end of file (size {len(self.buf)})"
+            if self.eh.segment_data_size is not None:
+                limit = min(limit, base + self.eh.segment_data_size)
+                if limit < len(self.buf):
+                    limit_name = f"end of segment data (offset {limit})"
+            if base == 0 or start + size > limit:
+                raise PteFormatError(
+                    f"segment {i} [offset {offset}, size {size}] at file offset {start} "
+                    f"extends past {limit_name}"
+                    + (" (segment_base_offset is 0)" if base == 0 else ""),
+                    start,
+                )
+            out.append(Segment(index=i, offset=offset, size=size, file_offset=start))
+        return tuple(out)
+
+    def _plan(self, plan: Any, what: str, inline: tuple[tuple[int, bytes], ...], segments: tuple[Segment, ...]) -> ExecutionPlan:
+        v = self.view
+        operators = []
+        for i, op in enumerate(v.tables(plan, fb.ExecutionPlan.OperatorsLength, fb.ExecutionPlan.Operators, what + ".operators")):
+            name = v.string(op, fb.Operator.Name, f"{what}.operators[{i}].name") or ""
+            overload = v.string(op, fb.Operator.Overload, f"{what}.operators[{i}].overload") or ""
+            operators.append(f"{name}.{overload}" if overload else name)
+        delegates = tuple(
+            self._delegate(d, f"{what}.delegates[{i}]", inline, segments)
+            for i, d in enumerate(v.tables(plan, fb.ExecutionPlan.DelegatesLength, fb.ExecutionPlan.Delegates, what + ".delegates"))
+        )
+        return ExecutionPlan(
+            name=v.string(plan, fb.ExecutionPlan.Name, what + ".name") or "",
+            num_inputs=v.vector(plan, fb.ExecutionPlan.InputsLength, 4, what + ".inputs")[1],
+            num_outputs=v.vector(plan, fb.ExecutionPlan.OutputsLength, 4, what + ".outputs")[1],
+            operators=tuple(operators),
+            delegates=delegates,
+        )
+
+    def _delegate(self, d: Any, what: str, inline: tuple[tuple[int, bytes], ...], segments: tuple[Segment, ...]) -> Delegate:
+        v = self.view
+        specs = []
+        for i, spec in enumerate(v.tables(d, fb.BackendDelegate.CompileSpecsLength, fb.BackendDelegate.CompileSpecs, what + ".compile_specs")):
+            where = f"{what}.compile_specs[{i}]"
+            key = v.string(spec, fb.CompileSpec.Key, where + ".key") or ""
+            specs.append((key, self._blob(spec, fb.CompileSpec.ValueLength, where + ".value")[1]))
+
+        ref = v.sub_table(d, fb.BackendDelegate.Processed, what + ".processed")
+        if ref is None:
+            raise PteFormatError(f"{what} at offset {d._tab.Pos} has no processed data reference", d._tab.Pos)
+        raw_location = v.scalar(ref, fb.BackendDelegateDataReference.Location, 1, what + ".processed.location")
+        index = v.scalar(ref, fb.BackendDelegateDataReference.Index, 4, what + ".processed.index")
+        try:
+            location = DataLocation(raw_location)
+        except ValueError:
+            raise PteFormatError(
+                f"{what}.processed at offset {ref._tab.Pos} has unknown data location {raw_location}",
+                ref._tab.Pos,
+            ) from None
+        if location is DataLocation.INLINE:
+            if index >= len(inline):
+                raise PteFormatError(
+                    f"{what}.processed at offset {ref._tab.Pos} refers to inline data {index}, "
+                    f"but the program has {len(inline)}",
+                    ref._tab.Pos,
+                )
+            blob_offset, blob = inline[index]
+        else:
+            if index >= len(segments):
+                raise PteFormatError(
+                    f"{what}.processed at offset {ref._tab.Pos} refers to segment {index}, "
+                    f"but the program has {len(segments)}",
+                    ref._tab.Pos,
+                )
+            seg = segments[index]
+            blob = self.buf[seg.file_offset : seg.file_offset + seg.size]
+            blob_offset = seg.file_offset
+        return Delegate(
+            backend_id=v.string(d, fb.BackendDelegate.Id, what + ".id") or "",
+            compile_specs=tuple(specs),
+            location=location,
+            index=index,
+            data_offset=blob_offset,
+            data=blob,
+        )
+
+    def _subsegments(self, obj: Any, what: str, segments: tuple[Segment, ...]) -> SubsegmentOffsets:
+        v = self.view
+        index = v.scalar(obj, fb.SubsegmentOffsets.SegmentIndex, 4, what + ".segment_index")
+        offsets = v.scalars(obj, fb.SubsegmentOffsets.OffsetsLength, "Q", what + ".offsets")
+        # An unused constant segment may name segment 0 of a program with none.
+        if offsets and segments:
+            if index >= len(segments):
+                raise PteFormatError(
+                    f"{what} at offset {obj._tab.Pos} refers to segment {index}, "
+                    f"but the program has {len(segments)}",
+                    obj._tab.Pos,
+                )
+            size = segments[index].size
+            bad = next((o for o in offsets if o > size), None)
+            if bad is not None:
+                raise PteFormatError(
+                    f"{what} at offset {obj._tab.Pos} has offset {bad} past the end of "
+                    f"segment {index} (size {size})",
+                    obj._tab.Pos,
+                )
+        return SubsegmentOffsets(segment_index=index, offsets=offsets)
+
+    def _named(self, obj: Any, what: str, segments: tuple[Segment, ...]) -> NamedData:
+        v = self.view
+        key = v.string(obj, fb.NamedData.Key, what + ".key") or ""
+        index = v.scalar(obj, fb.NamedData.SegmentIndex, 4, what + ".segment_index")
+        if index >= len(segments):
+            raise PteFormatError(
+                f"{what} ({key!r}) at offset {obj._tab.Pos} refers to segment {index}, "
+                f"but the program has {len(segments)}",
+                obj._tab.Pos,
+            )
+        return NamedData(key=key, segment_index=index)

@@ -1,0 +1,41 @@
+"""executorch-reference-backend: a complete out-of-tree ExecuTorch backend.
+
+Importing this package makes ``ReferenceBackend`` known to ExecuTorch's
+lowering (its ``BackendDetails`` subclass is looked up by class name).
+``load_runtime()`` loads the C++ runtime into this process's ExecuTorch.
+"""
+
+from reference_backend.backend import ReferenceBackend
+from reference_backend.blob_header import BlobHeader, BlobHeaderError, decode_header, encode_blob
+from reference_backend.compile_specs import blob_format_spec
+from reference_backend.diagnostics import (
+    ProgramCompatibilityError,
+    ReexportRecommendedWarning,
+    check_program,
+    inspect_program,
+    load_method,
+)
+from reference_backend.partitioner import ReferencePartitioner
+from reference_backend.runtime import RuntimeLoadError, judge_blob, load_runtime, runtime_info
+from reference_backend.version import BLOB_FORMAT, __version__
+
+__all__ = [
+    "BLOB_FORMAT",
+    "BlobHeader",
+    "BlobHeaderError",
+    "ProgramCompatibilityError",
+    "ReexportRecommendedWarning",
+    "ReferenceBackend",
+    "ReferencePartitioner",
+    "RuntimeLoadError",
+    "__version__",
+    "blob_format_spec",
+    "check_program",
+    "decode_header",
+    "encode_blob",
+    "inspect_program",
+    "judge_blob",
+    "load_method",
+    "load_runtime",
+    "runtime_info",
+]

@@ -1,0 +1,24 @@
+/*
+ * What this runtime build is and which blobs it reads. The numeric versions
+ * come from CMake (the package version and the ExecuTorch it was built
+ * against); the blob format range is owned by this file and must match
+ * reference_backend/versions.py (a test compares them).
+ */
+#pragma once
+
+#include <reference_backend/blob_header.h>
+
+namespace reference_backend {
+
+constexpr const char* kBackendId = "ReferenceBackend";
+constexpr const char* kDistribution = "executorch-reference-backend";
+constexpr uint16_t kBlobFormatMajor = 1;
+constexpr uint16_t kBlobFormatMinorMin = 0;  // 1.0: add/sub alpha implied 1
+constexpr uint16_t kBlobFormatMinor = 1;  // 1.1: ops carry an alpha scalar
+/// The first release that writes blob format kBlobFormatMajor.kBlobFormatMinor.
+constexpr Version kCurrentFormatSince = {0, 1, 0};
+
+/// This build's versions, for judge_blob().
+const RuntimeVersions& runtime_versions();
+
+}  // namespace reference_backend
