@@ -72,21 +72,21 @@ Judgement invalid(const RuntimeVersions& rt, const std::string& what) {
   return j;
 }
 
-/// The sentence naming the blob's versions, shared by every verdict message.
-std::string describe_blob(const BlobHeader& h, const RuntimeVersions& rt) {
-  return format(
-      "blob format %u.%u written by %s %s with executorch %s", h.blob_format_major,
-      h.blob_format_minor, rt.distribution, version_string(h.backend_version).c_str(),
-      version_string(h.executorch_version).c_str());
+/// The blob's versions, shared by every verdict message. Messages stay
+/// short: ExecuTorch's logger cuts a line at 255 bytes.
+std::string describe_blob(const BlobHeader& h) {
+  return format("format %u.%u, written by %s with executorch %s",
+                h.blob_format_major, h.blob_format_minor,
+                version_string(h.backend_version).c_str(),
+                version_string(h.executorch_version).c_str());
 }
 
 std::string describe_runtime(const RuntimeVersions& rt) {
-  return format(
-      "this runtime is %s %s built for executorch %s and reads blob formats "
-      "%u.%u to %u.%u",
-      rt.distribution, version_string(rt.backend_version).c_str(),
-      version_string(rt.executorch_version).c_str(), rt.blob_format_major,
-      rt.blob_format_minor_min, rt.blob_format_major, rt.blob_format_minor);
+  return format("runtime %s for executorch %s reads formats %u.%u-%u.%u",
+                version_string(rt.backend_version).c_str(),
+                version_string(rt.executorch_version).c_str(),
+                rt.blob_format_major, rt.blob_format_minor_min,
+                rt.blob_format_major, rt.blob_format_minor);
 }
 
 }  // namespace
@@ -144,9 +144,8 @@ Judgement judge_blob(const uint8_t* blob, size_t size,
     j.verdict = Verdict::kIncompatible;
     j.header = h;
     j.message = format(
-        "%s: incompatible blob: header format version %u is unknown to this "
-        "runtime, which reads header format 1 to %u; %s; fix: re-export the "
-        "model with %s %s, or use a runtime from the exporter's release",
+        "%s: incompatible blob: header format %u, this runtime reads 1-%u; %s; "
+        "fix: re-export with %s==%s",
         rt.backend_id, h.header_format_version, kHeaderFormatVersion,
         describe_runtime(rt).c_str(), rt.distribution,
         version_string(rt.backend_version).c_str());
@@ -198,30 +197,29 @@ Judgement judge_blob(const uint8_t* blob, size_t size,
 
   Judgement j;
   j.header = h;
-  const std::string blob_text = describe_blob(h, rt);
+  const std::string blob_text = describe_blob(h);
   const std::string runtime_text = describe_runtime(rt);
   if (h.blob_format_major > rt.blob_format_major ||
       (h.blob_format_major == rt.blob_format_major &&
        h.blob_format_minor > rt.blob_format_minor)) {
     j.verdict = Verdict::kIncompatible;
     j.message = format(
-        "%s: incompatible blob: %s; %s; fix: run it with a runtime from %s>=%s, "
-        "or re-export the model with %s==%s",
+        "%s: incompatible blob: %s; %s; fix: use a runtime from %s>=%s, or "
+        "re-export with %s",
         rt.backend_id, blob_text.c_str(), runtime_text.c_str(), rt.distribution,
-        version_string(h.backend_version).c_str(), rt.distribution,
+        version_string(h.backend_version).c_str(),
         version_string(rt.backend_version).c_str());
   } else if (h.blob_format_major < rt.blob_format_major ||
              h.blob_format_minor < rt.blob_format_minor_min) {
     j.verdict = Verdict::kIncompatible;
-    j.message = format("%s: incompatible blob: %s; %s; fix: re-export the model "
-                       "with %s>=%s",
+    j.message = format("%s: incompatible blob: %s; %s; fix: re-export with %s>=%s",
                        rt.backend_id, blob_text.c_str(), runtime_text.c_str(),
                        rt.distribution,
                        version_string(rt.current_format_since).c_str());
   } else if (h.blob_format_minor < rt.blob_format_minor) {
     j.verdict = Verdict::kCompatibleReexportRecommended;
-    j.message = format("%s: warning: blob runs, but re-export is recommended: "
-                       "%s; %s; fix: re-export the model with %s>=%s",
+    j.message = format("%s: warning: old blob, runs; %s; %s; fix: re-export "
+                       "with %s>=%s",
                        rt.backend_id, blob_text.c_str(), runtime_text.c_str(),
                        rt.distribution,
                        version_string(rt.current_format_since).c_str());
