@@ -1,0 +1,130 @@
+"""``executorch-conformance``: run the suite, make a badge, verify a report,
+inspect a .pte, list the checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+
+def _run(args: argparse.Namespace) -> int:
+    import pytest
+
+    report_dir = Path(args.report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    pytest_args = [
+        "--pyargs", "conformance.suite",
+        "--et-backend", args.backend,
+        "--et-report", str(report_dir / "report.json"),
+        "--junitxml", str(report_dir / "junit.xml"),
+        "-p", "no:cacheprovider",
+        "-o", "addopts=",
+        "-o", "junit_suite_name=executorch-conformance",
+        "-q", "--no-header", "-rN", "--disable-warnings",
+    ]
+    if args.expectations:
+        pytest_args += ["--et-expectations", args.expectations]
+    if args.certify:
+        pytest_args.append("--et-certify")
+    if args.checks:
+        pytest_args += ["--et-checks", args.checks]
+    if args.workers != 1:
+        pytest_args += ["-n", str(args.workers)]
+    else:
+        pytest_args += ["-p", "no:xdist"]
+    os.environ["EXECUTORCH_CONFORMANCE_COMMAND"] = shlex.join(["executorch-conformance", *sys.argv[1:]])
+    code = pytest.main(pytest_args)
+    report_path = report_dir / "report.json"
+    if report_path.exists():
+        from conformance.badge import write_badge
+
+        svg, endpoint = write_badge(json.loads(report_path.read_text()), report_dir)
+        print(f"junit: {(report_dir / 'junit.xml').resolve()}\nbadge: {svg.resolve()} and {endpoint.resolve()}")
+    return int(code)
+
+
+def _badge(args: argparse.Namespace) -> int:
+    from conformance.badge import write_badge
+
+    report = json.loads(Path(args.report).read_text())
+    for path in write_badge(report, args.out_dir or Path(args.report).parent):
+        print(path)
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from conformance.verify import verify_file
+
+    problems = verify_file(args.report)
+    if problems:
+        print(f"{args.report}: REJECTED")
+        for p in problems:
+            print(f"  - {p}")
+        return 1
+    print(f"{args.report}: verified")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from conformance.registry import all_checks
+
+    for c in all_checks():
+        print(f"{c.id:7} {c.clause:9} {c.level:6} {c.title}")
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from conformance.inspect_pte import inspect_file
+
+    print(inspect_file(args.pte, load=args.load))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="executorch-conformance", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the suite against a backend")
+    run.add_argument("--backend", required=True, help="entry point name or module:attribute of a BackendDescriptor")
+    run.add_argument("--expectations", help="TOML file of expected failures and not-applicable checks")
+    run.add_argument("--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass")
+    run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
+    run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
+    run.add_argument("-n", "--workers", default="2", help="pytest-xdist workers (1 = in this process)")
+    run.set_defaults(func=_run)
+
+    badge = sub.add_parser("badge", help="write badge.svg and badge.json for a report")
+    badge.add_argument("report")
+    badge.add_argument("--out-dir")
+    badge.set_defaults(func=_badge)
+
+    verify = sub.add_parser("verify", help="re-check a report: schema, hash, certify rules, suite version")
+    verify.add_argument("report")
+    verify.set_defaults(func=_verify)
+
+    lst = sub.add_parser("list", help="list the checks with their clauses")
+    lst.set_defaults(func=_list)
+
+    insp = sub.add_parser("inspect", help="describe a .pte: plans, delegates, blob headers, runtime verdicts")
+    insp.add_argument("pte")
+    insp.add_argument("--load", metavar="BACKEND", action="append", default=[],
+                      help="load this backend's runtime first (descriptor name or module:attr); repeatable")
+    insp.set_defaults(func=_inspect)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (OSError, ValueError) as exc:
+        print(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

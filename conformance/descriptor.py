@@ -1,0 +1,111 @@
+"""How a vendor describes their backend to the suite.
+
+A vendor package exposes a ``BackendDescriptor`` object, found either through
+the entry point group ``executorch_conformance.backends`` (by name) or as
+``module:attribute`` on the command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.metadata
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+ENTRY_POINT_GROUP = "executorch_conformance.backends"
+
+
+class DescriptorError(ValueError):
+    """The backend could not be found, or its descriptor is malformed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleModel:
+    """A model the backend claims to run: ``make()`` returns (module, example inputs).
+
+    ``delegated`` says whether lowering must delegate at least one subgraph;
+    ``rtol``/``atol`` are the tolerances the backend declares against eager PyTorch.
+    """
+
+    name: str
+    make: Callable[[], tuple[Any, tuple[Any, ...]]]
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    delegated: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendDescriptor:
+    """Everything the suite needs to know about one backend.
+
+    backend_id:         the id stored in the .pte (= the BackendDetails subclass name).
+    distribution:       the vendor's Python distribution name (for packaging checks).
+    python_package:     its import name (scanned for private ExecuTorch imports).
+    version:            the backend's version, as written into blob headers.
+    make_partitioners:  returns fresh partitioner instances for lowering.
+    supported_ops:      operator schema names the backend claims ("aten::add.Tensor").
+    sample_models:      models to lower, serialize and run; the first is the primary one.
+    load_runtime:       loads the runtime library into this process (registration);
+                        None if the backend ships no runtime for this host.
+    runtime_libraries:  paths of the runtime libraries (hashed into the report).
+    blob_header:        True if every blob starts with the contract header (C-BLOB-1).
+    """
+
+    backend_id: str
+    distribution: str
+    python_package: str
+    version: str
+    make_partitioners: Callable[[], Sequence[Any]]
+    supported_ops: frozenset[str]
+    sample_models: tuple[SampleModel, ...]
+    load_runtime: Callable[[], Any] | None = None
+    runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
+    blob_header: bool = True
+
+    def sample(self, name: str) -> SampleModel:
+        for model in self.sample_models:
+            if model.name == name:
+                return model
+        raise KeyError(name)
+
+
+def _validate(obj: Any, where: str) -> BackendDescriptor:
+    if not isinstance(obj, BackendDescriptor):
+        raise DescriptorError(
+            f"{where} is a {type(obj).__name__}, not a conformance.descriptor.BackendDescriptor"
+        )
+    if not obj.sample_models:
+        raise DescriptorError(f"{where} declares no sample_models; the suite needs at least one")
+    names = [m.name for m in obj.sample_models]
+    if len(set(names)) != len(names):
+        raise DescriptorError(f"{where} has duplicate sample model names: {names}")
+    return obj
+
+
+def available_backends() -> dict[str, str]:
+    """Entry point name -> 'module:attr' for every installed backend."""
+    return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_descriptor(spec: str) -> BackendDescriptor:
+    """Loads a descriptor from an entry point name or a 'module:attribute' path."""
+    if ":" not in spec:
+        found = available_backends()
+        if spec not in found:
+            known = ", ".join(sorted(found)) or "none installed"
+            raise DescriptorError(
+                f"no backend named {spec!r} in entry point group {ENTRY_POINT_GROUP!r} "
+                f"(known: {known}); give 'module:attribute' or install the vendor package"
+            )
+        spec = found[spec]
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from exc
+    try:
+        obj = getattr(module, attr)
+    except AttributeError:
+        raise DescriptorError(f"module {module_name!r} has no attribute {attr!r}") from None
+    return _validate(obj, spec)

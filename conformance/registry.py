@@ -1,0 +1,69 @@
+"""The checks: each has a stable ID, cites a clause of docs/contract.md, and
+either passes, raises CheckFailed naming the defect, or raises NotApplicable."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+MUST = "MUST"
+SHOULD = "SHOULD"
+
+
+class CheckFailed(AssertionError):
+    """The backend does not meet the clause; the message names the defect."""
+
+
+class NotApplicable(Exception):
+    """The check does not apply to this backend; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    id: str
+    clause: str
+    level: str  # MUST checks are required for certification
+    title: str
+    run: Callable = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def area(self) -> str:
+        return self.id.split("-")[0]
+
+    @property
+    def mandatory(self) -> bool:
+        return self.level == MUST
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(id: str, clause: str, title: str, level: str = MUST):
+    """Registers the decorated function ``fn(ctx)`` as a check."""
+
+    def register(fn: Callable) -> Callable:
+        if id in CHECKS:
+            raise ValueError(f"duplicate check id {id}")
+        CHECKS[id] = Check(id=id, clause=clause, level=level, title=title, run=fn)
+        return fn
+
+    return register
+
+
+def all_checks() -> list[Check]:
+    """Every registered check, in ID order."""
+    import conformance.checks  # noqa: F401  (registers the checks)
+
+    return [CHECKS[k] for k in sorted(CHECKS, key=_sort_key)]
+
+
+def _sort_key(check_id: str) -> tuple:
+    area, _, number = check_id.partition("-")
+    order = ["AOT", "BLOB", "SER", "RT", "PKG"]
+    return (order.index(area) if area in order else len(order), area, int(number))
+
+
+def ensure(condition: bool, message: str) -> None:
+    """Raises CheckFailed(message) unless ``condition``."""
+    if not condition:
+        raise CheckFailed(message)
