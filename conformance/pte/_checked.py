@@ -22,13 +22,11 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import flatbuffers
+
 from .errors import PteFormatError
 
 T = TypeVar("T")
-
-_U16 = struct.Struct("<H")
-_I32 = struct.Struct("<i")
-_U32 = struct.Struct("<I")
 
 # What the generated code or the flatbuffers runtime can raise on bad data.
 _LOW_LEVEL_ERRORS = (
@@ -40,6 +38,11 @@ _LOW_LEVEL_ERRORS = (
     RecursionError,
     UnicodeDecodeError,
 )
+
+
+def _get(packer: Any, buf: bytes, offset: int) -> int:
+    """One little-endian number via the flatbuffers runtime (caller checked bounds)."""
+    return flatbuffers.encode.Get(packer, buf, offset)
 
 
 class _SlotFound(Exception):
@@ -97,7 +100,7 @@ class FlatView:
 
     def u32(self, offset: int, what: str) -> int:
         self._need(offset, 4, what)
-        return _U32.unpack_from(self.buf, offset)[0]
+        return _get(flatbuffers.packer.uoffset, self.buf, offset)
 
     @contextlib.contextmanager
     def guard(self, what: str, offset: int) -> Iterator[None]:
@@ -124,22 +127,28 @@ class FlatView:
                 f"{self.end} bytes)",
                 pos,
             )
-        vtable = pos - _I32.unpack_from(self.buf, pos)[0]
+        vtable = pos - _get(flatbuffers.packer.soffset, self.buf, pos)
         if vtable < 0 or vtable + 4 > self.end:
             raise PteFormatError(
                 f"{what}: vtable at offset {vtable} out of range for table at offset "
                 f"{pos} (flatbuffer data is {self.end} bytes)",
-                vtable,
+                pos,
             )
-        vt_size, table_size = _U16.unpack_from(self.buf, vtable)[0], _U16.unpack_from(
-            self.buf, vtable + 2
-        )[0]
+        vt_size = _get(flatbuffers.packer.voffset, self.buf, vtable)
+        table_size = _get(flatbuffers.packer.voffset, self.buf, vtable + 2)
         if vt_size < 4 or vt_size % 2 or vtable + vt_size > self.end:
             raise PteFormatError(
-                f"{what}: vtable at offset {vtable} has invalid size {vt_size}",
+                f"{what}: vtable at offset {vtable} (of table at offset {pos}) has invalid "
+                f"size {vt_size}",
                 vtable,
             )
-        if table_size < 4 or pos + table_size > self.end:
+        if table_size < 4:
+            raise PteFormatError(
+                f"{what}: vtable at offset {vtable} gives table at offset {pos} an invalid "
+                f"size {table_size}",
+                vtable,
+            )
+        if pos + table_size > self.end:
             raise PteFormatError(
                 f"{what}: table at offset {pos} claims {table_size} bytes, past the "
                 f"end of the flatbuffer data ({self.end} bytes)",
@@ -153,7 +162,8 @@ class FlatView:
         rel = tab.Offset(slot_of(accessor))  # safe: table() validated the vtable
         if rel == 0:
             return 0
-        table_size = _U16.unpack_from(self.buf, tab.Pos - _I32.unpack_from(self.buf, tab.Pos)[0] + 2)[0]
+        vtable = tab.Pos - _get(flatbuffers.packer.soffset, self.buf, tab.Pos)
+        table_size = _get(flatbuffers.packer.voffset, self.buf, vtable + 2)
         if rel < 4 or rel + size > table_size:
             raise PteFormatError(
                 f"{what}: field at offset {tab.Pos + rel} lies outside its table "
@@ -167,8 +177,8 @@ class FlatView:
         target = field_pos + self.u32(field_pos, what)
         if target + 4 > self.end:
             raise PteFormatError(
-                f"{what}: offset stored at {field_pos} points to offset {target}, past "
-                f"the end of the flatbuffer data ({self.end} bytes)",
+                f"{what}: the reference at offset {field_pos} points to offset {target}, "
+                f"past the end of the flatbuffer data ({self.end} bytes)",
                 field_pos,
             )
         return target
@@ -191,7 +201,9 @@ class FlatView:
             child = accessor(obj)
         return None if child is None else self.table(child, what)
 
-    def vector(self, obj: Any, length_accessor: Callable[..., Any], elem_size: int, what: str) -> tuple[int, int]:
+    def vector(
+        self, obj: Any, length_accessor: Callable[..., Any], elem_size: int, what: str
+    ) -> tuple[int, int]:
         """(start, count) of a vector field; (0, 0) if absent. Extent is validated."""
         pos = self._field(obj, length_accessor, 4, what)
         if pos == 0:
@@ -218,8 +230,8 @@ class FlatView:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise PteFormatError(
-                f"{what}: string at offset {start} is not valid UTF-8 "
-                f"(byte {exc.start} of {count})",
+                f"{what}: invalid UTF-8 at offset {start + exc.start} (byte {exc.start} "
+                f"of the {count}-byte string at offset {start})",
                 start + exc.start,
             ) from None
 
@@ -241,8 +253,15 @@ class FlatView:
             items.append(self.table(item, where))
         return items
 
-    def scalars(self, obj: Any, length_accessor: Callable[..., Any], fmt: str, what: str) -> tuple[int, ...]:
-        """A vector of fixed-size little-endian numbers (struct format char ``fmt``)."""
-        elem = struct.Struct("<" + fmt)
-        start, count = self.vector(obj, length_accessor, elem.size, what)
-        return tuple(v for (v,) in elem.iter_unpack(self.buf[start : start + count * elem.size]))
+    def scalars(
+        self,
+        obj: Any,
+        length_accessor: Callable[..., Any],
+        item_accessor: Callable[[Any, int], T],
+        elem_size: int,
+        what: str,
+    ) -> tuple[T, ...]:
+        """The elements of a vector-of-scalars field, read by the generated accessor."""
+        _, count = self.vector(obj, length_accessor, elem_size, what)
+        with self.guard(what, obj._tab.Pos):
+            return tuple(item_accessor(obj, j) for j in range(count))

@@ -29,6 +29,7 @@ EXTENDED_HEADER_MAGIC = b"eh00"
 EXTENDED_HEADER_MIN_LENGTH = 24  # magic, length, program_size, segment_base_offset
 EXTENDED_HEADER_FULL_LENGTH = 32  # ... plus segment_data_size
 
+# struct, not the generated bindings: this header sits outside the flatbuffer.
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 
@@ -75,8 +76,8 @@ def read_extended_header(data: bytes) -> ExtendedHeader | None:
         )
     if size < start + length:
         raise PteFormatError(
-            f"truncated extended header: it is {length} bytes from offset {start} "
-            f"but the file has only {size} bytes",
+            f"extended header at offset {start} claims {length} bytes, but the file "
+            f"has only {size} bytes",
             start,
         )
     (program_size,) = _U64.unpack_from(data, start + 8)

@@ -38,13 +38,14 @@ class Segment:
     """One entry of ``Program.segments``.
 
     ``offset`` is relative to the segment base offset (as stored);
-    ``file_offset`` is where the data starts in the file.
+    ``file_offset`` is where the data starts in the file, or None when the
+    file has no extended header (or a zero segment base offset) to locate it.
     """
 
     index: int
     offset: int
     size: int
-    file_offset: int
+    file_offset: int | None
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,13 @@
 ``read_pte`` returns a ``PteProgram`` or raises ``PteFormatError``; nothing
 else escapes for malformed input, and the work done is bounded by the file
 size. The flatbuffer part is read with bindings that flatc generated from the
-schema in the executorch wheel (``scripts/generate_pte_schema.py``); fields a
-schema or file lacks read as empty, which keeps the reader usable across
-releases that share the ``ET12`` identifier.
+schema in the executorch wheel (``scripts/generate_pte_schema.py``); fields
+that a file (or the schema it was generated from) lacks read as empty, which
+keeps the reader usable across releases that share the file identifier.
+
+Segments are located through the extended header. As in the runtime, a file
+without one may still *list* segments (exporters emit an empty placeholder);
+that is only an error when something refers to a segment's data.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from .model import (
     DataLocation,
     Delegate,
     ExecutionPlan,
-    ExtendedHeader,
     NamedData,
     PteProgram,
     Segment,
@@ -48,52 +51,66 @@ def read_pte(data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> P
 
 
 class _Reader:
+    """One parse of one file; holds what later steps need."""
+
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         self.identifier = header.check_prefix(buf, FILE_IDENTIFIER)
-        self.eh: ExtendedHeader | None = header.read_extended_header(buf)
+        self.eh = header.read_extended_header(buf)
         self.program_size = self.eh.program_size if self.eh else len(buf)
         self.view = FlatView(buf, self.program_size)
+        self.segments: tuple[Segment, ...] = ()
 
     def program(self) -> PteProgram:
         v = self.view
         root_offset = v.u32(0, "root table offset")
         if root_offset < header.PREFIX_SIZE:
             raise PteFormatError(
-                f"root table offset {root_offset} at offset 0 points into the file prefix",
-                0,
+                f"root table offset {root_offset} at offset 0 points into the file prefix", 0
             )
         with v.guard("program", 0):
             root = fb.Program.GetRootAs(self.buf, 0)
         prog = v.table(root, "program")
 
-        segments = self._segments(prog)
+        self.segments = self._segments(prog)
         inline = tuple(
             self._blob(d, fb.BackendDelegateInlineData.DataLength, f"backend_delegate_data[{i}].data")
             for i, d in enumerate(
-                v.tables(prog, fb.Program.BackendDelegateDataLength, fb.Program.BackendDelegateData, "backend_delegate_data")
+                v.tables(
+                    prog,
+                    fb.Program.BackendDelegateDataLength,
+                    fb.Program.BackendDelegateData,
+                    "backend_delegate_data",
+                )
             )
         )
         plans = tuple(
-            self._plan(p, f"execution_plan[{i}]", inline, segments)
+            self._plan(p, f"execution_plan[{i}]", inline)
             for i, p in enumerate(
                 v.tables(prog, fb.Program.ExecutionPlanLength, fb.Program.ExecutionPlan, "execution_plan")
             )
         )
         constant = v.sub_table(prog, fb.Program.ConstantSegment, "constant_segment")
         mutable: tuple[SubsegmentOffsets, ...] = ()
-        if hasattr(fb.Program, "MutableDataSegmentsLength"):
+        if hasattr(fb.Program, "MutableDataSegmentsLength"):  # absent from older schemas
             mutable = tuple(
-                self._subsegments(m, f"mutable_data_segments[{i}]", segments)
+                self._subsegments(m, f"mutable_data_segments[{i}]", min_used=1)
                 for i, m in enumerate(
-                    v.tables(prog, fb.Program.MutableDataSegmentsLength, fb.Program.MutableDataSegments, "mutable_data_segments")
+                    v.tables(
+                        prog,
+                        fb.Program.MutableDataSegmentsLength,
+                        fb.Program.MutableDataSegments,
+                        "mutable_data_segments",
+                    )
                 )
             )
         named: tuple[NamedData, ...] = ()
-        if hasattr(fb.Program, "NamedDataLength"):
+        if hasattr(fb.Program, "NamedDataLength"):  # absent from older schemas
             named = tuple(
-                self._named(n, f"named_data[{i}]", segments)
-                for i, n in enumerate(v.tables(prog, fb.Program.NamedDataLength, fb.Program.NamedData, "named_data"))
+                self._named(n, f"named_data[{i}]")
+                for i, n in enumerate(
+                    v.tables(prog, fb.Program.NamedDataLength, fb.Program.NamedData, "named_data")
+                )
             )
         return PteProgram(
             file_size=len(self.buf),
@@ -103,63 +120,105 @@ class _Reader:
             program_size=self.program_size,
             execution_plans=plans,
             backend_delegate_data=tuple(blob for _, blob in inline),
-            segments=segments,
+            segments=self.segments,
+            # offsets[0] of the constant segment is a placeholder, so data needs >= 2.
             constant_segment=(
-                None if constant is None else self._subsegments(constant, "constant_segment", segments)
+                None if constant is None else self._subsegments(constant, "constant_segment", min_used=2)
             ),
             mutable_data_segments=mutable,
             named_data=named,
         )
 
-    # -- pieces ---------------------------------------------------------------
+    # -- segments -------------------------------------------------------------
+
+    def _segments(self, prog: Any) -> tuple[Segment, ...]:
+        v = self.view
+        base = self.eh.segment_base_offset if self.eh else 0
+        limit, limit_name = len(self.buf), f"end of file (size {len(self.buf)})"
+        if self.eh and self.eh.segment_data_size is not None and base + self.eh.segment_data_size < limit:
+            limit = base + self.eh.segment_data_size
+            limit_name = f"end of segment data (offset {limit}, from the extended header)"
+        out = []
+        for i, seg in enumerate(v.tables(prog, fb.Program.SegmentsLength, fb.Program.Segments, "segments")):
+            offset = v.scalar(seg, fb.DataSegment.Offset, 8, f"segments[{i}].offset")
+            size = v.scalar(seg, fb.DataSegment.Size, 8, f"segments[{i}].size")
+            file_offset = None
+            if base:
+                file_offset = base + offset
+                if file_offset + size > limit:
+                    raise PteFormatError(
+                        f"segment {i} [offset {offset}, size {size}] at file offset {file_offset} "
+                        f"extends past {limit_name}",
+                        file_offset,
+                    )
+            out.append(Segment(index=i, offset=offset, size=size, file_offset=file_offset))
+        return tuple(out)
+
+    def _segment(self, index: int, what: str, pos: int) -> Segment:
+        """The segment ``index`` that ``what`` (a table at ``pos``) uses; it must have data."""
+        if index >= len(self.segments):
+            raise PteFormatError(
+                f"{what} at offset {pos} refers to segment {index}, but the program has "
+                f"{len(self.segments)}",
+                pos,
+            )
+        seg = self.segments[index]
+        if seg.file_offset is None:
+            raise PteFormatError(
+                f"{what} at offset {pos} refers to segment {index}, but the file has no "
+                f"extended header with a segment base offset at offset {header.EXTENDED_HEADER_OFFSET}",
+                pos,
+            )
+        return seg
+
+    def _subsegments(self, obj: Any, what: str, min_used: int) -> SubsegmentOffsets:
+        """Read a SubsegmentOffsets; with ``min_used`` or more offsets its segment must exist."""
+        v = self.view
+        index = v.scalar(obj, fb.SubsegmentOffsets.SegmentIndex, 4, what + ".segment_index")
+        offsets = v.scalars(
+            obj, fb.SubsegmentOffsets.OffsetsLength, fb.SubsegmentOffsets.Offsets, 8, what + ".offsets"
+        )
+        if len(offsets) >= min_used:
+            seg = self._segment(index, what, obj._tab.Pos)
+            bad = next((o for o in offsets if o > seg.size), None)
+            if bad is not None:
+                raise PteFormatError(
+                    f"{what} at offset {obj._tab.Pos} has offset {bad} past the end of "
+                    f"segment {index} (size {seg.size})",
+                    obj._tab.Pos,
+                )
+        return SubsegmentOffsets(segment_index=index, offsets=offsets)
+
+    def _named(self, obj: Any, what: str) -> NamedData:
+        v = self.view
+        key = v.string(obj, fb.NamedData.Key, what + ".key") or ""
+        index = v.scalar(obj, fb.NamedData.SegmentIndex, 4, what + ".segment_index")
+        self._segment(index, f"{what} ({key!r})", obj._tab.Pos)
+        return NamedData(key=key, segment_index=index)
+
+    # -- plans and delegates --------------------------------------------------
 
     def _blob(self, obj: Any, length_accessor: Any, what: str) -> tuple[int, bytes]:
         """(file offset, bytes) of a ``[ubyte]`` field; empty if absent."""
         start, count = self.view.vector(obj, length_accessor, 1, what)
         return start, self.buf[start : start + count]
 
-    def _segments(self, prog: Any) -> tuple[Segment, ...]:
-        v = self.view
-        entries = v.tables(prog, fb.Program.SegmentsLength, fb.Program.Segments, "segments")
-        if entries and self.eh is None:
-            raise PteFormatError(
-                f"program lists {len(entries)} segments but the file has no extended "
-                f"header at offset {header.EXTENDED_HEADER_OFFSET} to locate them",
-                header.EXTENDED_HEADER_OFFSET,
-            )
-        out = []
-        for i, seg in enumerate(entries):
-            what = f"segments[{i}]"
-            offset = v.scalar(seg, fb.DataSegment.Offset, 8, what + ".offset")
-            size = v.scalar(seg, fb.DataSegment.Size, 8, what + ".size")
-            assert self.eh is not None
-            base = self.eh.segment_base_offset
-            start = base + offset
-            limit, limit_name = len(self.buf), f"end of file (size {len(self.buf)})"
-            if self.eh.segment_data_size is not None:
-                limit = min(limit, base + self.eh.segment_data_size)
-                if limit < len(self.buf):
-                    limit_name = f"end of segment data (offset {limit})"
-            if base == 0 or start + size > limit:
-                raise PteFormatError(
-                    f"segment {i} [offset {offset}, size {size}] at file offset {start} "
-                    f"extends past {limit_name}"
-                    + (" (segment_base_offset is 0)" if base == 0 else ""),
-                    start,
-                )
-            out.append(Segment(index=i, offset=offset, size=size, file_offset=start))
-        return tuple(out)
-
-    def _plan(self, plan: Any, what: str, inline: tuple[tuple[int, bytes], ...], segments: tuple[Segment, ...]) -> ExecutionPlan:
+    def _plan(self, plan: Any, what: str, inline: tuple[tuple[int, bytes], ...]) -> ExecutionPlan:
         v = self.view
         operators = []
-        for i, op in enumerate(v.tables(plan, fb.ExecutionPlan.OperatorsLength, fb.ExecutionPlan.Operators, what + ".operators")):
+        for i, op in enumerate(
+            v.tables(plan, fb.ExecutionPlan.OperatorsLength, fb.ExecutionPlan.Operators, what + ".operators")
+        ):
             name = v.string(op, fb.Operator.Name, f"{what}.operators[{i}].name") or ""
             overload = v.string(op, fb.Operator.Overload, f"{what}.operators[{i}].overload") or ""
             operators.append(f"{name}.{overload}" if overload else name)
         delegates = tuple(
-            self._delegate(d, f"{what}.delegates[{i}]", inline, segments)
-            for i, d in enumerate(v.tables(plan, fb.ExecutionPlan.DelegatesLength, fb.ExecutionPlan.Delegates, what + ".delegates"))
+            self._delegate(d, f"{what}.delegates[{i}]", inline)
+            for i, d in enumerate(
+                v.tables(
+                    plan, fb.ExecutionPlan.DelegatesLength, fb.ExecutionPlan.Delegates, what + ".delegates"
+                )
+            )
         )
         return ExecutionPlan(
             name=v.string(plan, fb.ExecutionPlan.Name, what + ".name") or "",
@@ -169,44 +228,49 @@ class _Reader:
             delegates=delegates,
         )
 
-    def _delegate(self, d: Any, what: str, inline: tuple[tuple[int, bytes], ...], segments: tuple[Segment, ...]) -> Delegate:
+    def _delegate(self, d: Any, what: str, inline: tuple[tuple[int, bytes], ...]) -> Delegate:
         v = self.view
         specs = []
-        for i, spec in enumerate(v.tables(d, fb.BackendDelegate.CompileSpecsLength, fb.BackendDelegate.CompileSpecs, what + ".compile_specs")):
+        for i, spec in enumerate(
+            v.tables(
+                d,
+                fb.BackendDelegate.CompileSpecsLength,
+                fb.BackendDelegate.CompileSpecs,
+                what + ".compile_specs",
+            )
+        ):
             where = f"{what}.compile_specs[{i}]"
             key = v.string(spec, fb.CompileSpec.Key, where + ".key") or ""
             specs.append((key, self._blob(spec, fb.CompileSpec.ValueLength, where + ".value")[1]))
 
         ref = v.sub_table(d, fb.BackendDelegate.Processed, what + ".processed")
         if ref is None:
-            raise PteFormatError(f"{what} at offset {d._tab.Pos} has no processed data reference", d._tab.Pos)
-        raw_location = v.scalar(ref, fb.BackendDelegateDataReference.Location, 1, what + ".processed.location")
+            raise PteFormatError(
+                f"{what} at offset {d._tab.Pos} has no processed data reference", d._tab.Pos
+            )
+        pos = ref._tab.Pos
+        raw_location = v.scalar(
+            ref, fb.BackendDelegateDataReference.Location, 1, what + ".processed.location"
+        )
         index = v.scalar(ref, fb.BackendDelegateDataReference.Index, 4, what + ".processed.index")
         try:
             location = DataLocation(raw_location)
         except ValueError:
             raise PteFormatError(
-                f"{what}.processed at offset {ref._tab.Pos} has unknown data location {raw_location}",
-                ref._tab.Pos,
+                f"{what}.processed at offset {pos} has unknown data location {raw_location}", pos
             ) from None
         if location is DataLocation.INLINE:
             if index >= len(inline):
                 raise PteFormatError(
-                    f"{what}.processed at offset {ref._tab.Pos} refers to inline data {index}, "
+                    f"{what}.processed at offset {pos} refers to inline data {index}, "
                     f"but the program has {len(inline)}",
-                    ref._tab.Pos,
+                    pos,
                 )
             blob_offset, blob = inline[index]
         else:
-            if index >= len(segments):
-                raise PteFormatError(
-                    f"{what}.processed at offset {ref._tab.Pos} refers to segment {index}, "
-                    f"but the program has {len(segments)}",
-                    ref._tab.Pos,
-                )
-            seg = segments[index]
-            blob = self.buf[seg.file_offset : seg.file_offset + seg.size]
-            blob_offset = seg.file_offset
+            seg = self._segment(index, what + ".processed", pos)
+            assert seg.file_offset is not None
+            blob_offset, blob = seg.file_offset, self.buf[seg.file_offset : seg.file_offset + seg.size]
         return Delegate(
             backend_id=v.string(d, fb.BackendDelegate.Id, what + ".id") or "",
             compile_specs=tuple(specs),
@@ -215,37 +279,3 @@ class _Reader:
             data_offset=blob_offset,
             data=blob,
         )
-
-    def _subsegments(self, obj: Any, what: str, segments: tuple[Segment, ...]) -> SubsegmentOffsets:
-        v = self.view
-        index = v.scalar(obj, fb.SubsegmentOffsets.SegmentIndex, 4, what + ".segment_index")
-        offsets = v.scalars(obj, fb.SubsegmentOffsets.OffsetsLength, "Q", what + ".offsets")
-        # An unused constant segment may name segment 0 of a program with none.
-        if offsets and segments:
-            if index >= len(segments):
-                raise PteFormatError(
-                    f"{what} at offset {obj._tab.Pos} refers to segment {index}, "
-                    f"but the program has {len(segments)}",
-                    obj._tab.Pos,
-                )
-            size = segments[index].size
-            bad = next((o for o in offsets if o > size), None)
-            if bad is not None:
-                raise PteFormatError(
-                    f"{what} at offset {obj._tab.Pos} has offset {bad} past the end of "
-                    f"segment {index} (size {size})",
-                    obj._tab.Pos,
-                )
-        return SubsegmentOffsets(segment_index=index, offsets=offsets)
-
-    def _named(self, obj: Any, what: str, segments: tuple[Segment, ...]) -> NamedData:
-        v = self.view
-        key = v.string(obj, fb.NamedData.Key, what + ".key") or ""
-        index = v.scalar(obj, fb.NamedData.SegmentIndex, 4, what + ".segment_index")
-        if index >= len(segments):
-            raise PteFormatError(
-                f"{what} ({key!r}) at offset {obj._tab.Pos} refers to segment {index}, "
-                f"but the program has {len(segments)}",
-                obj._tab.Pos,
-            )
-        return NamedData(key=key, segment_index=index)
