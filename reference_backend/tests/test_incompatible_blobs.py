@@ -11,7 +11,7 @@ import pytest
 from executorch.runtime import Runtime
 
 import reference_backend
-from conftest import FORMAT_1_0
+from exports import FORMAT_1_0
 from forge import refresh_checksum, replace_blob, set_u16
 from reference_backend import ProgramCompatibilityError, ReexportRecommendedWarning
 

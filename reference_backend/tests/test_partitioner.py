@@ -60,7 +60,7 @@ def test_dynamic_shapes_stay_on_cpu():
 
 
 def test_preprocess_is_deterministic(exported):
-    from conftest import export
+    from exports import export
 
     first = delegate_blobs(exported("partially_delegated"))
     export.cache_clear()

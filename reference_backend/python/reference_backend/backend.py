@@ -28,17 +28,22 @@ def version_triple(text: str) -> tuple[int, int, int]:
     return (release[0], release[1], release[2])
 
 
+def build_blob(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> bytes:
+    """Contract header + graph payload for the delegated subgraph ``edge_program``."""
+    major, minor = requested_blob_format(compile_specs)
+    payload = serialize_program(edge_program, minor)
+    header = BlobHeader(
+        backend_id=backend_id,
+        blob_format=(major, minor),
+        backend_version=version_triple(__version__),
+        executorch_version=version_triple(executorch_version),
+    )
+    return encode_blob(header, payload)
+
+
 class ReferenceBackend(BackendDetails):
     """Turns a delegated subgraph into a blob: contract header + graph payload."""
 
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
-        major, minor = requested_blob_format(compile_specs)
-        payload = serialize_program(edge_program, minor)
-        header = BlobHeader(
-            backend_id=ReferenceBackend.__name__,
-            blob_format=(major, minor),
-            backend_version=version_triple(__version__),
-            executorch_version=version_triple(executorch_version),
-        )
-        return PreprocessResult(processed_bytes=encode_blob(header, payload))
+        return PreprocessResult(processed_bytes=build_blob(edge_program, compile_specs, ReferenceBackend.__name__))

@@ -32,6 +32,10 @@ class ReferenceOperatorSupport(OperatorSupportBase):
         return why_unsupported(node) is None
 
 
+def _keep_node(node: torch.fx.Node) -> bool:
+    return why_unsupported(node) is None
+
+
 class ReferencePartitioner(Partitioner):
     """Partitioner for ``ReferenceBackend``.
 
@@ -39,23 +43,30 @@ class ReferencePartitioner(Partitioner):
     ``reference_backend.compile_specs`` for the keys.
     """
 
+    #: The backend id written into DelegationSpec (a vendor's copy renames it).
+    backend_id = ReferenceBackend.__name__
+
     def __init__(self, compile_specs: list[CompileSpec] | None = None) -> None:
         super().__init__()
         self.compile_specs = list(compile_specs or [])
         requested_blob_format(self.compile_specs)  # fail early on a bad spec
-        self.delegation_spec = DelegationSpec(ReferenceBackend.__name__, self.compile_specs)
+        self.delegation_spec = DelegationSpec(self.backend_id, self.compile_specs)
+
+    def operator_support(self) -> OperatorSupportBase:
+        """Which nodes to claim; override to claim a different set."""
+        return ReferenceOperatorSupport()
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[torch.fx.Node], bool] | None]:
         # Keep aten.linear whole only where it will be claimed; elsewhere it
         # decomposes as usual for ExecuTorch's kernels.
-        return list(OPS_TO_KEEP), lambda node: why_unsupported(node) is None
+        return list(OPS_TO_KEEP), _keep_node
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         graph_module = exported_program.graph_module
         partitions = CapabilityBasedPartitioner(
-            graph_module, ReferenceOperatorSupport(), allows_single_node_partition=True
+            graph_module, self.operator_support(), allows_single_node_partition=True
         ).propose_partitions()
         tags: dict[str, DelegationSpec] = {}
         for partition in partitions:

@@ -10,7 +10,13 @@
 
 namespace reference_backend {
 
-constexpr const char* kBackendId = "ReferenceBackend";
+// The id stored in the .pte and registered with the runtime: the name of the
+// Python BackendDetails subclass. A vendor copying this backend renames it
+// here and in Python (the conformance suite's own tests build variants).
+#ifndef REFERENCE_BACKEND_ID
+#define REFERENCE_BACKEND_ID "ReferenceBackend"
+#endif
+constexpr const char* kBackendId = REFERENCE_BACKEND_ID;
 constexpr const char* kDistribution = "executorch-reference-backend";
 constexpr uint16_t kBlobFormatMajor = 1;
 constexpr uint16_t kBlobFormatMinorMin = 0;  // 1.0: add/sub alpha implied 1

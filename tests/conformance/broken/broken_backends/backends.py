@@ -1,0 +1,59 @@
+"""BackendDetails subclasses of the broken backends (class name = backend id)."""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
+
+from reference_backend.backend import build_blob
+from reference_backend.blob_header import BlobHeader, decode_header, encode_blob, payload_of
+
+
+class NondeterministicBackend(BackendDetails):
+    """Appends random bytes to every payload."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        blob = build_blob(edge_program, compile_specs, "NondeterministicBackend")
+        header = decode_header(blob)
+        payload = bytes(payload_of(blob)) + os.urandom(16)
+        return PreprocessResult(processed_bytes=encode_blob(_fields(header), payload))
+
+
+class HeaderlessBackend(BackendDetails):
+    """Writes the payload without the contract header."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        blob = build_blob(edge_program, compile_specs, "HeaderlessBackend")
+        return PreprocessResult(processed_bytes=bytes(payload_of(blob)))
+
+
+class WrongNumericsBackend(BackendDetails):
+    """Scales the first constant of the payload by 1.5 (a wrong weight)."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        blob = build_blob(edge_program, compile_specs, "WrongNumericsBackend")
+        header = decode_header(blob)
+        payload = bytearray(payload_of(blob))
+        constant_bytes = struct.unpack_from("<Q", payload, 16)[0]
+        if constant_bytes:
+            at = len(payload) - constant_bytes
+            (value,) = struct.unpack_from("<f", payload, at)
+            struct.pack_into("<f", payload, at, value * 1.5 + 0.25)
+        return PreprocessResult(processed_bytes=encode_blob(_fields(header), bytes(payload)))
+
+
+class LenientBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/lenient_backend.cpp) ignores blob versions."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return PreprocessResult(processed_bytes=build_blob(edge_program, compile_specs, "LenientBackend"))
+
+
+def _fields(header) -> BlobHeader:
+    return BlobHeader(header.backend_id, header.blob_format, header.backend_version, header.executorch_version)

@@ -1,0 +1,81 @@
+"""Descriptors of the broken backends, for ``--backend broken_backends.descriptors:NAME``.
+
+Runtime libraries come from $BROKEN_RUNTIME_DIR (built by the tests from runtime/).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+from pathlib import Path
+
+import torch
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+import broken_backends.backends  # noqa: F401  (makes the backend ids resolvable)
+from conformance.descriptor import BackendDescriptor
+from reference_backend.conformance import DESCRIPTOR as REFERENCE
+from reference_backend.ops import op_name, why_unsupported
+from reference_backend.partitioner import ReferencePartitioner
+
+
+def partitioner_for(backend_id: str, base=ReferencePartitioner):
+    return type(f"{backend_id}Partitioner", (base,), {"backend_id": backend_id})
+
+
+def runtime_loader(library: str):
+    def load():
+        import executorch.runtime  # noqa: F401  (the runtime the library binds to)
+
+        path = Path(os.environ["BROKEN_RUNTIME_DIR"]) / library
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        return path
+
+    return load
+
+
+def variant(backend_id: str, partitioner=None, **changes) -> BackendDescriptor:
+    cls = partitioner or partitioner_for(backend_id)
+    fields = dict(backend_id=backend_id, make_partitioners=lambda: [cls()], load_runtime=None,
+                  runtime_libraries=lambda: ())
+    fields.update(changes)
+    return dataclasses.replace(REFERENCE, **fields)
+
+
+# The partitioner delegates to an id that no BackendDetails subclass has.
+WRONG_ID = variant("ReferenceBackend", partitioner=partitioner_for("ReferenceBackendV2"))
+
+NONDETERMINISTIC = variant("NondeterministicBackend")
+
+MISSING_HEADER = variant("HeaderlessBackend")
+
+# The package scanned for imports contains a private executorch import.
+PRIVATE_IMPORT = dataclasses.replace(REFERENCE, python_package="private_import_vendor")
+
+
+class _GreedySupport(OperatorSupportBase):
+    """Also claims sigmoid, which the runtime cannot execute."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None or op_name(node.target) == "aten::sigmoid"
+
+
+class _GreedyPartitioner(ReferencePartitioner):
+    def operator_support(self):
+        return _GreedySupport()
+
+
+CLAIMS_TOO_MUCH = variant("ReferenceBackend", partitioner=_GreedyPartitioner)
+
+WRONG_NUMERICS = variant(
+    "WrongNumericsBackend",
+    load_runtime=runtime_loader("libwrong_numerics_backend.so"),
+    runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "libwrong_numerics_backend.so"],
+)
+
+ACCEPTS_INCOMPATIBLE = variant(
+    "LenientBackend",
+    load_runtime=runtime_loader("liblenient_backend.so"),
+    runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
+)

@@ -1,0 +1,59 @@
+// A defective runtime for the suite's own tests: it never refuses a blob for
+// its version, so the conformance check RT-5 must catch it.
+#include <reference_backend/blob_header.h>
+#include <reference_backend/executor.h>
+#include <reference_backend/versions.h>
+
+#include <executorch/runtime/backend/interface.h>
+
+#include <vector>
+
+namespace {
+
+using namespace executorch::runtime;
+using reference_backend::Executor;
+
+class LenientBackend final : public BackendInterface {
+ public:
+  bool is_available() const override { return true; }
+
+  Result<DelegateHandle*> init(BackendInitContext&, FreeableBuffer* processed,
+                               ArrayRef<CompileSpec>) const override {
+    const auto* blob = static_cast<const uint8_t*>(processed->data());
+    auto j = reference_backend::judge_blob(blob, processed->size(),
+                                           reference_backend::runtime_versions());
+    if (j.verdict == reference_backend::Verdict::kInvalid) {
+      return Error::InvalidProgram;
+    }
+    // The defect: kIncompatible is run as if it were compatible.
+    reference_backend::Graph graph;
+    std::string error;
+    if (!reference_backend::parse_graph(blob + j.header.header_length,
+                                        j.header.payload_size, 1, graph, error)) {
+      return Error::InvalidProgram;
+    }
+    return new Executor(std::move(graph));
+  }
+
+  Error execute(BackendExecutionContext&, DelegateHandle* handle,
+                Span<EValue*> args) const override {
+    auto* exec = static_cast<Executor*>(handle);
+    const size_t ni = exec->graph().inputs.size();
+    std::vector<const float*> in(ni);
+    std::vector<float*> out(args.size() - ni);
+    for (size_t i = 0; i < ni; ++i) in[i] = args[i]->toTensor().const_data_ptr<float>();
+    for (size_t i = ni; i < args.size(); ++i) out[i - ni] = args[i]->toTensor().mutable_data_ptr<float>();
+    exec->run(in.data(), out.data());
+    return Error::Ok;
+  }
+
+  void destroy(DelegateHandle* handle) const override {
+    delete static_cast<Executor*>(handle);
+  }
+};
+
+LenientBackend backend;
+Backend registration{"LenientBackend", &backend};
+const Error registered = register_backend(registration);
+
+}  // namespace

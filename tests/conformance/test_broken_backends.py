@@ -1,0 +1,39 @@
+"""Each deliberately broken backend is caught by the check that guards the
+clause it breaks, with a message that names the defect."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from suite_runner import results_by_id, run_suite
+
+# descriptor, checks to run, the check that must fail, what its reason must say
+CASES = {
+    "WRONG_ID": ("AOT,SER", "AOT-2", r"'ReferenceBackendV2' names no BackendDetails subclass"),
+    "NONDETERMINISTIC": ("AOT", "AOT-5", r"preprocess is not deterministic: blob 0 of 'mlp' differs"),
+    "MISSING_HEADER": ("BLOB,SER", "BLOB-1", r"does not start with a valid contract header: blob starts with"),
+    "PRIVATE_IMPORT": ("PKG", "PKG-2", r"private_import_vendor/__init__.py:3: executorch.exir._serialize._program"),
+    "CLAIMS_TOO_MUCH": ("AOT", "AOT-4", r"claimed aten::sigmoid in sample model 'partially_delegated'"),
+    "WRONG_NUMERICS": ("RT", "RT-3", r"sample 'mlp' output 0 differs from eager PyTorch: max abs difference"),
+    "ACCEPTS_INCOMPATIBLE": ("RT", "RT-5", r"the runtime loaded a blob whose header claims blob format 2\.1"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name):
+    checks, failing, pattern = CASES[name]
+    code, report, output = run_suite(
+        tmp_path, f"broken_backends.descriptors:{name}", "--checks", checks,
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert results[failing]["outcome"] == "failed", results[failing]
+    assert re.search(pattern, results[failing]["reason"]), results[failing]["reason"]
+    assert code != 0
+    assert report["verdict"] == "not conformant"
+    assert any(r.startswith(f"{failing} failed") for r in report["verdict_reasons"])
+    # The same backend passes the checks its defect does not touch.
+    assert any(r["outcome"] == "passed" for r in results.values()), results

@@ -1,0 +1,136 @@
+"""The suite against the reference backend, end to end through the CLI and
+through plain pytest; reports, badges, verification and expectations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from suite_runner import results_by_id, run_suite
+from conformance.registry import all_checks
+from conformance.report import seal
+from conformance.verify import verify_file, verify_report
+
+
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference")
+    code, report, output = run_suite(out, "ReferenceBackend", "--certify")
+    return code, report, output, out
+
+
+def test_reference_backend_is_certified(certified):
+    code, report, output, out = certified
+    assert code == 0, output
+    assert report["verdict"] == "certified" and report["certified"] is True
+    assert {r["id"] for r in report["results"]} == {c.id for c in all_checks()}
+    assert all(r["outcome"] == "passed" for r in report["results"])
+    assert "verdict: CERTIFIED (certify mode)" in output
+    for check in all_checks():  # the table lists every check with its clause
+        assert any(line.split()[:3] == [check.id, check.clause, check.level] for line in output.splitlines())
+
+
+def test_report_records_environment_backend_and_command(certified):
+    _, report, _, _ = certified
+    assert report["environment"]["executorch"].startswith("1.5.1")
+    assert report["environment"]["torch"].startswith("2.13.0")
+    assert report["backend"]["distribution"] == "executorch-reference-backend"
+    (lib,) = report["backend"]["runtime_libraries"]
+    assert lib["path"].endswith("libreference_backend_runtime.so") and len(lib["sha256"]) == 64
+    assert report["command"].startswith("executorch-conformance run --backend ReferenceBackend")
+    assert report["mode"] == "certify" and report["suite_version"] == "0.1.0"
+
+
+def test_junit_and_badge_are_written(certified):
+    _, report, _, out = certified
+    suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
+    assert int(suite.get("tests")) == len(all_checks()) and int(suite.get("failures")) == 0
+    badge = json.loads((out / "badge.json").read_text())
+    assert badge["schemaVersion"] == 1 and badge["message"] == f"certified {len(all_checks())}/{len(all_checks())}"
+    svg = (out / "badge.svg").read_text()
+    assert svg.startswith("<svg") and "certified" in svg
+
+
+def test_report_verifies_and_edits_are_rejected(certified, tmp_path):
+    _, report, _, out = certified
+    assert verify_file(out / "report.json") == []
+    edited = dict(report, results=[dict(report["results"][0], outcome="failed", reason="x")] + report["results"][1:])
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(edited))
+    (problem,) = verify_file(path)
+    assert "content hash mismatch" in problem and "edited after it was written" in problem
+
+
+def test_report_from_unsupported_suite_version_is_rejected(certified):
+    _, report, _, _ = certified
+    old = seal(dict(report, suite_version="0.0.3"))
+    assert any("suite version 0.0.3, which is no longer supported" in p for p in verify_report(old))
+
+
+def test_certify_report_with_failed_or_expected_failed_mandatory_check_is_rejected(certified):
+    _, report, _, _ = certified
+    failed = [dict(r, outcome="failed", reason="boom") if r["id"] == "RT-3" else r for r in report["results"]]
+    problems = verify_report(seal(dict(report, results=failed)))
+    assert "certify mode: mandatory check RT-3 is failed" in problems
+    assert any("claims verdict 'certified'" in p for p in problems)
+    xfailed = [dict(r, outcome="expected_failure", reason="known") if r["id"] == "RT-3" else r for r in report["results"]]
+    problems = verify_report(seal(dict(report, results=xfailed)))
+    assert "certify mode forbids expected failures, but RT-3 is one (known)" in problems
+
+
+def test_verify_cli_exit_codes(certified, tmp_path):
+    _, _, _, out = certified
+    ok = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", str(out / "report.json")],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "verified" in ok.stdout
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    bad = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "bad.json")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "not a report object" in bad.stdout
+
+
+def test_expectations_mark_checks_and_certify_forbids_expected_failures(tmp_path, broken_runtime_dir):
+    expectations = tmp_path / "expect.toml"
+    expectations.write_text(
+        '[expected_failures]\n"RT-3" = "weights are off by design"\n\n[not_applicable]\n"RT-5" = "no forged blobs here"\n'
+    )
+    env = {"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)}
+    code, report, output = run_suite(tmp_path / "r", "broken_backends.descriptors:WRONG_NUMERICS", "--checks", "RT-3,RT-5,RT-1",
+                                     "--expectations", str(expectations), env=env)
+    results = results_by_id(report)
+    assert results["RT-3"]["outcome"] == "expected_failure" and results["RT-3"]["reason"] == "weights are off by design"
+    assert results["RT-5"]["outcome"] == "not_applicable" and "no forged blobs here" in results["RT-5"]["reason"]
+    assert results["RT-1"]["outcome"] == "passed"
+    assert code == 0 and report["verdict"] == "conformant"
+    code, report, output = run_suite(tmp_path / "c", "broken_backends.descriptors:WRONG_NUMERICS", "--certify",
+                                     "--expectations", str(expectations), env=env)
+    assert code != 0 and "--certify forbids expected failures" in output and "RT-3 (weights are off by design)" in output
+
+
+def test_expectation_matching_no_check_is_refused(tmp_path):
+    expectations = tmp_path / "expect.toml"
+    expectations.write_text('[expected_failures]\n"NOPE-9" = "typo"\n')
+    code, _, output = run_suite(tmp_path, "ReferenceBackend", "--expectations", str(expectations))
+    assert code != 0 and "'NOPE-9' matches no check" in output
+
+
+def test_unknown_backend_is_named_with_the_known_ones(tmp_path):
+    code, _, output = run_suite(tmp_path, "NoSuchBackend")
+    assert code != 0
+    assert "no backend named 'NoSuchBackend'" in output and "ReferenceBackend" in output
+
+
+def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite", "--et-backend", "ReferenceBackend",
+         "--et-checks", "PKG", "--et-report", str(tmp_path / "r.json"), "-p", "no:cacheprovider", "-q"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert sorted(r["id"] for r in report["results"]) == ["PKG-1", "PKG-2", "PKG-3"]
+    assert report["mode"] == "standard" and report["verdict"] == "conformant"
