@@ -50,3 +50,16 @@ def test_wrong_input_shape_is_refused_with_reason(runtime, exported, capfd):
         method.execute([torch.randn(4, 15)])
     err = capfd.readouterr().err
     assert "shape" in err or "size" in err, err
+
+
+def test_load_method_keeps_a_temporary_buffer_alive(runtime, exported):
+    import gc
+
+    from models import cases
+
+    model, example = cases()["mlp"]
+    method = reference_backend.load_method(bytes(bytearray(exported("mlp"))))  # a temporary copy
+    gc.collect()
+    junk = [b"\xff" * len(exported("mlp")) for _ in range(200)]  # reuse freed memory if it was freed
+    torch.testing.assert_close(method.execute(list(example))[0], model(*example).detach(), rtol=1e-5, atol=1e-5)
+    assert len(junk) == 200

@@ -76,18 +76,39 @@ def check_program(program: bytes | str | Path) -> list[DelegateReport]:
     return reports
 
 
-def load_method(program: bytes | str | Path, method: str = "forward"):
+class LoadedMethod:
+    """A loaded method that also keeps its program's bytes alive.
+
+    ExecuTorch 1.5's ``Runtime.load_program(bytes)`` neither copies nor holds
+    the buffer, so a method loaded from a temporary ``bytes`` object reads
+    freed memory (seen as "Invalid number of inputs provided. Expected 0").
+    Attributes other than ``execute`` are those of the ExecuTorch Method.
+    """
+
+    def __init__(self, method, data: bytes | None) -> None:
+        self._method = method
+        self._data = data
+
+    def execute(self, inputs):
+        return self._method.execute(inputs)
+
+    def __getattr__(self, name):
+        return getattr(self._method, name)
+
+
+def load_method(program: bytes | str | Path, method: str = "forward") -> LoadedMethod:
     """``Runtime.get().load_program(program).load_method(method)``, but a
     failure caused by a delegate raises ProgramCompatibilityError naming it."""
     from executorch.runtime import Runtime
 
     load_runtime()
-    data = _read(program)
+    data = bytes(program) if isinstance(program, (bytes, bytearray)) else None
     try:
-        return Runtime.get().load_program(data).load_method(method)
+        loaded = Runtime.get().load_program(data if data is not None else Path(program))
+        return LoadedMethod(loaded.load_method(method), data)
     except RuntimeError as exc:
         try:
-            check_program(data)
+            check_program(data if data is not None else program)
         except ProgramCompatibilityError as explained:
             raise explained from exc
         raise
