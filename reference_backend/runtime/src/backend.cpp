@@ -5,6 +5,7 @@
 #include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/reference_backend.h>
+#include <reference_backend/runtime_version.h>
 #include <reference_backend/versions.h>
 
 #include <executorch/runtime/backend/interface.h>
@@ -175,6 +176,20 @@ extern "C" int reference_backend_register(void) {
     ET_LOG(Error, "%s: another library already registered a backend with this "
            "id; load only one of them", kBackendId);
     return static_cast<int>(Error::InvalidArgument);
+  }
+  // Refuse a runtime of another ExecuTorch minor release: the C++ ABI is not
+  // promised across minors (abi_checks/ has the measured table).
+  const RuntimeVersions& rt = runtime_versions();
+  const std::string built = std::to_string(rt.executorch_version.major) + "." +
+      std::to_string(rt.executorch_version.minor) + "." +
+      std::to_string(rt.executorch_version.patch);
+  const RuntimeIdentity running = identify_runtime();
+  if (!same_minor_release(built, running.version)) {
+    ET_LOG(Error, "%s: not registering: built for executorch %s, this process "
+           "runs executorch %s (%s); rebuild the backend for that release",
+           kBackendId, built.c_str(), running.version.c_str(),
+           running.library.c_str());
+    return static_cast<int>(Error::NotSupported);
   }
   static executorch::runtime::Backend backend{kBackendId, &instance()};
   Error e = executorch::runtime::register_backend(backend);
