@@ -133,7 +133,9 @@ def run_flatc(flatc: Path, root_schema: Path, out_dir: Path) -> str:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise GenerationError(f"{' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}")
-    produced = sorted(p for p in out_dir.rglob("*") if p.is_file())
+    # Older flatc releases (24.x, the one the executorch wheel ships) also
+    # write an empty package __init__.py; it carries nothing, so drop it.
+    produced = sorted(p for p in out_dir.rglob("*") if p.is_file() and p.name != "__init__.py")
     if [p.name for p in produced] != [GENERATED_MODULE]:
         raise GenerationError(f"expected flatc to write only {GENERATED_MODULE}, got {produced}")
     text = produced[0].read_text()
