@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -44,9 +45,15 @@ class Judgement:
         return self.verdict in VERDICTS[:2]
 
 
+#: Environment variable naming another build of the library to load (for
+#: example the sanitizer build that scripts/sanitize.sh makes).
+LIBRARY_ENV = "REFERENCE_BACKEND_LIBRARY"
+
+
 def library_path() -> Path:
-    """Where the installed runtime library is."""
-    return _LIB_DIR / LIBRARY_NAME
+    """Where the runtime library is: $REFERENCE_BACKEND_LIBRARY, else the installed one."""
+    override = os.environ.get(LIBRARY_ENV)
+    return Path(override) if override else _LIB_DIR / LIBRARY_NAME
 
 
 def build_info(path: Path | None = None) -> dict:
