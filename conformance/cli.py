@@ -31,6 +31,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.certify:
         pytest_args.append("--et-certify")
     if args.checks:
+        if args.certify:
+            raise ValueError("--certify runs every check; it cannot be combined with --checks")
         pytest_args += ["--et-checks", args.checks]
     if args.workers != 1:
         pytest_args += ["-n", str(args.workers)]
@@ -94,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass")
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
-    run.add_argument("-n", "--workers", default="2", help="pytest-xdist workers (1 = in this process)")
+    run.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (1 = in this process)")
     run.set_defaults(func=_run)
 
     badge = sub.add_parser("badge", help="write badge.svg and badge.json for a report")

@@ -49,7 +49,6 @@ class BackendDescriptor:
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
     runtime_libraries:  paths of the runtime libraries (hashed into the report).
-    blob_header:        True if every blob starts with the contract header (C-BLOB-1).
     """
 
     backend_id: str
@@ -61,7 +60,6 @@ class BackendDescriptor:
     sample_models: tuple[SampleModel, ...]
     load_runtime: Callable[[], Any] | None = None
     runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
-    blob_header: bool = True
 
     def sample(self, name: str) -> SampleModel:
         for model in self.sample_models:

@@ -91,6 +91,8 @@ class ConformanceRun:
                 + ", ".join(f"{k} ({v})" for k, v in self.expectations.expected_failures.items())
             )
         selected = config.getoption("et_checks")
+        if selected and self.certify:
+            raise pytest.UsageError("--et-certify runs every check; it cannot be combined with --et-checks")
         self.selected = {s.strip() for s in selected.split(",")} if selected else None
         self.results: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
@@ -159,7 +161,7 @@ class ConformanceRun:
         import importlib.metadata as md
 
         results = self.ordered_results()
-        verdict_text, reasons = verdict(results, self.certify)
+        verdict_text, reasons, warnings = verdict(results, self.certify)
         libraries = []
         try:
             for path in self.descriptor.runtime_libraries():
@@ -201,6 +203,7 @@ class ConformanceRun:
             "summary": summary,
             "verdict": verdict_text,
             "verdict_reasons": reasons,
+            "warnings": warnings,
             "certified": verdict_text == "certified",
             "duration_s": round(time.monotonic() - self.started, 1),
         }
@@ -231,6 +234,8 @@ class ConformanceRun:
         )
         for reason in self.report["verdict_reasons"]:
             tr.write_line(f"  - {reason}")
+        for warning in self.report["warnings"]:
+            tr.write_line(f"  - warning: {warning}")
         path = config.getoption("et_report")
         if path:
             tr.write_line(f"report: {Path(path).resolve()}")

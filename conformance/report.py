@@ -38,17 +38,26 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def verdict(results: list[dict[str, Any]], certify: bool) -> tuple[str, list[str]]:
-    """('certified' | 'conformant' | 'not conformant', reasons)."""
-    reasons = []
+def verdict(results: list[dict[str, Any]], certify: bool) -> tuple[str, list[str], list[str]]:
+    """('certified' | 'conformant' | 'not conformant', reasons, warnings).
+
+    MUST checks decide the verdict: any failure, error or unexpected pass makes
+    the backend not conformant, and in certify mode so does any MUST check
+    that did not pass. SHOULD checks that do not pass are warnings.
+    """
+    reasons, warnings = [], []
     for r in results:
-        if r["outcome"] in ("failed", "error", "unexpected_pass"):
+        bad = r["outcome"] in ("failed", "error", "unexpected_pass")
+        if r["level"] != "MUST":
+            if bad:
+                warnings.append(f"{r['id']} ({r['level']}) {r['outcome']}: {r['reason']}")
+        elif bad:
             reasons.append(f"{r['id']} {r['outcome']}: {r['reason']}")
-        elif certify and r["level"] == "MUST" and r["outcome"] != "passed":
+        elif certify and r["outcome"] != "passed":
             reasons.append(f"{r['id']} is mandatory but {r['outcome'].replace('_', ' ')}: {r['reason']}")
     if reasons:
-        return "not conformant", reasons
-    return ("certified" if certify else "conformant"), []
+        return "not conformant", reasons, warnings
+    return ("certified" if certify else "conformant"), [], warnings
 
 
 def write_report(report: dict[str, Any], path: str | Path) -> dict[str, Any]:

@@ -10,7 +10,13 @@ from typing import Any
 import semver
 
 from conformance.report import OUTCOMES, content_hash, verdict
-from conformance.version import REPORT_SCHEMA_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
+from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
+
+
+def _current_check_ids() -> list[str]:
+    from conformance.registry import all_checks
+
+    return [c.id for c in all_checks()]
 
 _REQUIRED = {
     "schema": str,
@@ -70,12 +76,15 @@ def verify_report(report: dict[str, Any]) -> list[str]:
         return problems
     certify = report["mode"] == "certify"
     if certify:
+        missing = sorted(set(_current_check_ids()) - {r["id"] for r in report["results"]})
+        if report["suite_version"] == SUITE_VERSION and missing:
+            problems.append(f"certify mode needs every check, but the report lacks {', '.join(missing)}")
         for r in report["results"]:
             if r["outcome"] == "expected_failure":
                 problems.append(f"certify mode forbids expected failures, but {r['id']} is one ({r['reason']})")
             elif r["level"] == "MUST" and r["outcome"] != "passed":
                 problems.append(f"certify mode: mandatory check {r['id']} is {r['outcome'].replace('_', ' ')}")
-    expected_verdict, _ = verdict(report["results"], certify)
+    expected_verdict, _, _ = verdict(report["results"], certify)
     if report["verdict"] != expected_verdict or report["certified"] != (expected_verdict == "certified"):
         problems.append(
             f"the report claims verdict {report['verdict']!r} (certified={report['certified']}), its results "

@@ -44,7 +44,8 @@ def backend_id_resolves(ctx: Context) -> None:
         ensure(
             len(matches) == 1,
             f"backend id {backend_id!r} matches {len(matches)} BackendDetails subclasses "
-            f"({', '.join(c.__module__ + '.' + c.__qualname__ for c in matches)}); the first one found wins",
+            f"({', '.join(c.__module__ + '.' + c.__qualname__ for c in matches)}); which one ExecuTorch uses "
+            "is not defined (1.5.1 takes the first in one code path and the last in another)",
         )
     ensure(
         ids == {ctx.descriptor.backend_id},

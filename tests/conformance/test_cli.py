@@ -134,3 +134,29 @@ def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     assert sorted(r["id"] for r in report["results"]) == ["PKG-1", "PKG-2", "PKG-3"]
     assert report["mode"] == "standard" and report["verdict"] == "conformant"
+
+
+def test_certify_cannot_run_a_subset_of_checks(tmp_path):
+    code, report, output = run_suite(tmp_path, "ReferenceBackend", "--certify", "--checks", "PKG")
+    assert code == 2 and report is None
+    assert "--certify runs every check; it cannot be combined with --checks" in output
+
+
+def test_certify_report_missing_a_check_is_rejected(certified):
+    _, report, _, _ = certified
+    partial = seal(dict(report, results=[r for r in report["results"] if r["id"] != "RT-3"]))
+    assert "certify mode needs every check, but the report lacks RT-3" in verify_report(partial)
+
+
+def test_should_failures_are_warnings_not_verdicts():
+    from conformance.report import verdict
+
+    results = [
+        {"id": "AOT-1", "level": "MUST", "outcome": "passed", "reason": ""},
+        {"id": "PKG-3", "level": "SHOULD", "outcome": "failed", "reason": "version differs"},
+    ]
+    text, reasons, warnings = verdict(results, certify=True)
+    assert text == "certified" and reasons == []
+    assert warnings == ["PKG-3 (SHOULD) failed: version differs"]
+    results[0]["outcome"] = "failed"
+    assert verdict(results, certify=False)[0] == "not conformant"

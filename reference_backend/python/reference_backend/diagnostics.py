@@ -105,10 +105,13 @@ def load_method(program: bytes | str | Path, method: str = "forward") -> LoadedM
     data = bytes(program) if isinstance(program, (bytes, bytearray)) else None
     try:
         loaded = Runtime.get().load_program(data if data is not None else Path(program))
-        return LoadedMethod(loaded.load_method(method), data)
+        result = LoadedMethod(loaded.load_method(method), data)
     except RuntimeError as exc:
         try:
             check_program(data if data is not None else program)
         except ProgramCompatibilityError as explained:
             raise explained from exc
         raise
+    # Loaded: still tell the user about blobs that run but should be re-exported.
+    check_program(data if data is not None else program)
+    return result

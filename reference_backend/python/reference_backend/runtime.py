@@ -72,7 +72,7 @@ def check_executorch_match(built: str, running: str) -> None:
     """Refuses a library built for another ExecuTorch minor release.
 
     The C++ ABI is not promised stable across minor releases (docs/version-policy.md);
-    patch releases of one minor were measured compatible (see abi_checks).
+    within one minor, 1.5.0 and 1.5.1 were measured compatible both ways (abi_checks/).
     """
     b, r = Version(built), Version(running)
     if b.release[:2] != r.release[:2]:
