@@ -1,0 +1,63 @@
+"""Several threads loading and executing the same program at once give the
+results each gets alone, with the runtime built under ASan + UBSan."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+import torch
+
+HERE = Path(__file__).parent
+
+
+def _tool(name: str) -> str:
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else name
+
+
+@pytest.fixture(scope="module")
+def concurrency_binary(tmp_path_factory) -> Path:
+    build = tmp_path_factory.mktemp("concurrency")
+    site = Path(sysconfig.get_paths()["purelib"])
+    for cmd in (
+        [_tool("cmake"), "-S", str(HERE / "concurrency"), "-B", str(build), "-G", "Ninja",
+         f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
+         "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+        [_tool("cmake"), "--build", str(build)],
+    ):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return build / "concurrency"
+
+
+def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp_path):
+    from executorch.exir import to_edge_transform_and_lower
+
+    import reference_backend
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(32, 16)
+
+        def forward(self, x, y):
+            return torch.softmax(torch.relu(self.fc(x)) * y, dim=-1), x + 1.0
+
+    torch.manual_seed(0)
+    inputs = (torch.randn(8, 32), torch.randn(8, 16))
+    program = to_edge_transform_and_lower(
+        torch.export.export(Model().eval(), inputs), partitioner=[reference_backend.ReferencePartitioner()]
+    ).to_executorch()
+    path = tmp_path / "model.pte"
+    path.write_bytes(program.buffer)
+    proc = subprocess.run(
+        [str(concurrency_binary), str(path), "8", "200"], capture_output=True, text=True, timeout=300,
+        env={"ASAN_OPTIONS": "detect_leaks=1:halt_on_error=1", "UBSAN_OPTIONS": "halt_on_error=1"},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "8 threads x 200 runs: 1600 executions, 0 wrong or failed" in proc.stdout
+    assert "ERROR: AddressSanitizer" not in proc.stderr and "runtime error" not in proc.stderr
