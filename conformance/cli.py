@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("--load", metavar="BACKEND", action="append", default=[],
                       help="load this backend's runtime first (descriptor name or module:attr); repeatable")
     insp.set_defaults(func=_inspect)
+    from abi_checks.cli import add_subcommands as _add_abi
+    _add_abi(sub)
     return parser
 
 

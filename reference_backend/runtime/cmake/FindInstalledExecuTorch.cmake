@@ -1,11 +1,17 @@
 # Points CMAKE_PREFIX_PATH at the executorch wheel of the Python environment
-# being installed into, unless the caller already says where executorch is.
+# being installed into, unless the caller already says where executorch is
+# (executorch_DIR, or an executorch package on CMAKE_PREFIX_PATH).
 #
 # Under `pip install ./reference_backend` (build isolation) the build runs with
 # PYTHONPATH set to an isolated overlay that hides the environment's own
 # site-packages, so executorch is asked for once as is and once with
 # PYTHONPATH unset: the second finds the executorch installed next to pip.
 if(DEFINED executorch_DIR OR DEFINED ENV{executorch_DIR})
+  return()
+endif()
+# A package the caller points at (CMAKE_PREFIX_PATH) wins over the Python's.
+find_package(executorch CONFIG QUIET)
+if(executorch_FOUND)
   return()
 endif()
 if(DEFINED SKBUILD_PROJECT_NAME)
