@@ -3,7 +3,7 @@
 
     python abi_checks/prove_table.py [--work DIR] [--keep-going]
 
-1. Creates DIR/venv-1.5.0 (default DIR: /work/abi-work) with ``python3.11 -m venv`` and
+1. Creates DIR/venv-1.5.0 (default DIR: build/abi-work in the repository, or $ET_ABI_WORK) with ``python3.11 -m venv`` and
    ``pip install torch==2.13.0 executorch==1.5.0`` unless it already has executorch 1.5.0.
 2. Builds the reference backend's runtime against that venv's executorch 1.5.0 wheel with CMake
    (``cmake -S reference_backend/runtime -B DIR/build-ref-1.5.0 -G Ninja
@@ -31,7 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MAIN_VENV = REPO / ".venv"
-DEFAULT_WORK = Path(os.environ.get("ET_ABI_WORK", "/work/abi-work"))
+DEFAULT_WORK = Path(os.environ.get("ET_ABI_WORK", REPO / "build" / "abi-work"))
 LIB_NAME = "libreference_backend_runtime.so"
 OLD_RELEASE = "1.5.0"
 
