@@ -117,7 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="load this backend's runtime first (descriptor name or module:attr); repeatable")
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
+    from matrix.cli import add_subcommands as _add_matrix
+
     _add_abi(sub)
+    _add_matrix(sub)
     return parser
 
 
