@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from conformance.descriptor import BackendDescriptor
@@ -34,6 +36,17 @@ class Lowered:
 
     edge: Any
     pte: bytes
+    records: list[PartitionRecord]
+
+
+@dataclasses.dataclass
+class NamedDataLowered:
+    """The named-data sample lowered with the named-data partitioners: the .pte
+    and the .ptd files ExecuTorch wrote next to it (file name -> path)."""
+
+    pte: bytes
+    pte_path: Path
+    data_files: dict[str, Path]
     records: list[PartitionRecord]
 
 
@@ -83,6 +96,8 @@ class Context:
         self._lowered: dict[str, Lowered | CheckFailed] = {}
         self._failed_records: dict[str, list[PartitionRecord]] = {}
         self.last_records: list[PartitionRecord] = []
+        self._named_data: NamedDataLowered | CheckFailed | None = None
+        self._scratch: tempfile.TemporaryDirectory | None = None
 
     @property
     def primary(self) -> str:
@@ -152,6 +167,52 @@ class Context:
 
     def pte(self, name: str) -> bytes:
         return self.lowered(name).pte
+
+    def scratch_dir(self) -> Path:
+        """A directory that lives as long as this context."""
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
+        return Path(self._scratch.name)
+
+    def require_named_data(self):
+        """The descriptor's NamedDataSupport, or NotApplicable if it declares none."""
+        support = self.descriptor.named_data
+        if support is None:
+            raise NotApplicable("the descriptor declares no named data support (named_data is None)")
+        return support
+
+    def named_data_lowered(self) -> NamedDataLowered:
+        """The named-data sample lowered once with the named-data partitioners,
+        written as model.pte plus its .ptd files; a failure is remembered."""
+        if self._named_data is None:
+            support = self.require_named_data()
+            records: list[PartitionRecord] = []
+            try:
+                from executorch.exir import to_edge_transform_and_lower
+
+                partitioners = list(support.make_partitioners())
+                if not partitioners:
+                    raise CheckFailed("named_data.make_partitioners() returned no partitioner")
+                wrapped = [recording(p, records) for p in partitioners]
+                edge = to_edge_transform_and_lower(self.export(support.sample), partitioner=wrapped)
+                program = edge.to_executorch()
+                out = self.scratch_dir() / "named_data"
+                out.mkdir()
+                pte = program.buffer
+                (out / "model.pte").write_bytes(pte)
+                program.write_tensor_data_to_file(str(out))  # TAG.ptd per external tag
+                files = {p.name: p for p in sorted(out.glob("*.ptd"))}
+                self._named_data = NamedDataLowered(pte, out / "model.pte", files, records)
+            except CheckFailed as exc:
+                self._named_data = exc
+            except Exception as exc:  # the vendor's code failed: that is the finding
+                self._named_data = CheckFailed(
+                    f"lowering sample model {support.sample!r} with named_data.make_partitioners() failed: "
+                    f"{type(exc).__name__}: {exc}"
+                )
+        if isinstance(self._named_data, CheckFailed):
+            raise CheckFailed(str(self._named_data))
+        return self._named_data
 
     @functools.lru_cache(maxsize=None)
     def program(self, name: str) -> PteProgram:

@@ -36,6 +36,29 @@ class SampleModel:
 
 
 @dataclasses.dataclass(frozen=True)
+class NamedDataSupport:
+    """How a backend keeps large constants out of its blobs as ExecuTorch named
+    data in an external .ptd file (contract clauses C-NDATA-1..4).
+
+    sample:             name of a SampleModel of ``sample_models``, lowered with
+                        ``make_partitioners`` for the NDATA checks.
+    make_partitioners:  returns fresh partitioners whose compile specs turn named
+                        data on and put it into one external file (TAG.ptd).
+    max_blob_bytes:     the most bytes any delegate blob of that sample may have
+                        when lowered so.
+    required_keys:      optional: a blob -> the named-data keys it needs, each with
+                        the external file name it expects ("weights.ptd") or None
+                        (inside the .pte). Lets the suite check every key; without
+                        it only the presence of named data is checked.
+    """
+
+    sample: str
+    make_partitioners: Callable[[], Sequence[Any]]
+    max_blob_bytes: int
+    required_keys: Callable[[bytes], Sequence[tuple[str, str | None]]] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class BackendDescriptor:
     """Everything the suite needs to know about one backend.
 
@@ -49,6 +72,8 @@ class BackendDescriptor:
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
     runtime_libraries:  paths of the runtime libraries (hashed into the report).
+    named_data:         how the backend uses named data and .ptd files (C-NDATA-*);
+                        None if it does not (the NDATA checks are then not applicable).
     """
 
     backend_id: str
@@ -60,6 +85,11 @@ class BackendDescriptor:
     sample_models: tuple[SampleModel, ...]
     load_runtime: Callable[[], Any] | None = None
     runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
+    named_data: NamedDataSupport | None = None
+
+    def capabilities(self) -> list[str]:
+        """The optional capabilities declared, which make conditional checks apply."""
+        return ["named_data"] if self.named_data is not None else []
 
     def sample(self, name: str) -> SampleModel:
         for model in self.sample_models:
@@ -78,6 +108,14 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
     names = [m.name for m in obj.sample_models]
     if len(set(names)) != len(names):
         raise DescriptorError(f"{where} has duplicate sample model names: {names}")
+    nd = obj.named_data
+    if nd is not None:
+        if not isinstance(nd, NamedDataSupport):
+            raise DescriptorError(f"{where}.named_data is a {type(nd).__name__}, not a NamedDataSupport")
+        if nd.sample not in names:
+            raise DescriptorError(f"{where}.named_data.sample {nd.sample!r} is not one of the sample_models {names}")
+        if nd.max_blob_bytes <= 0:
+            raise DescriptorError(f"{where}.named_data.max_blob_bytes must be positive, not {nd.max_blob_bytes}")
     return obj
 
 

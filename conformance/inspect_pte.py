@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.blob_header import HeaderError, read_header
-from conformance.fdcapture import capture_stderr
+from conformance.checks.runtime import load_error
 from conformance.pte import describe, read_pte
 
 
@@ -46,17 +46,12 @@ def runtime_status(data: bytes, method_names: list[str]) -> list[str]:
     registered = set(Runtime.get().backend_registry.registered_backend_names)
     lines = [f"registered backends: {', '.join(sorted(registered)) or 'none'}"]
     for name in method_names:
-        with capture_stderr() as log:
-            try:
-                Runtime.get().load_program(data).load_method(name)
-                error = None
-            except RuntimeError as exc:
-                error = str(exc)
+        error, log = load_error(data, name)
         if error is None:
             lines.append(f"method {name!r}: loads (all delegates accepted)")
         else:
             lines.append(f"method {name!r}: does NOT load: {error}")
-            lines += [f"    runtime log: {line.strip()}" for line in log[0].splitlines() if line.strip()]
+            lines += [f"    runtime log: {line.strip()}" for line in log.splitlines() if line.strip()]
     return lines
 
 

@@ -120,7 +120,8 @@ class ConformanceRun:
                 drop.append(item)
                 continue
             item.user_properties.extend(
-                [("check_id", check.id), ("clause", check.clause), ("level", check.level), ("title", check.title)]
+                [("check_id", check.id), ("clause", check.clause), ("level", check.level), ("title", check.title),
+                 ("applies_if", check.applies_if or "")]
             )
             reason = self.expectations.expected_failure(check.id)
             if reason:
@@ -149,6 +150,7 @@ class ConformanceRun:
             "clause": props["clause"],
             "level": props["level"],
             "title": props["title"],
+            "applies_if": props.get("applies_if") or None,
             "outcome": outcome,
             "reason": reason,
             "duration_s": round(report.duration, 3),
@@ -161,7 +163,8 @@ class ConformanceRun:
         import importlib.metadata as md
 
         results = self.ordered_results()
-        verdict_text, reasons, warnings = verdict(results, self.certify)
+        capabilities = self.descriptor.capabilities()
+        verdict_text, reasons, warnings = verdict(results, self.certify, capabilities)
         libraries = []
         try:
             for path in self.descriptor.runtime_libraries():
@@ -197,6 +200,7 @@ class ConformanceRun:
                 "distribution": self.descriptor.distribution,
                 "version": self.descriptor.version,
                 "installed_version": version(self.descriptor.distribution),
+                "capabilities": capabilities,
                 "runtime_libraries": libraries,
             },
             "results": results,

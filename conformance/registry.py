@@ -25,6 +25,9 @@ class Check:
     level: str  # MUST checks are required for certification
     title: str
     run: Callable = dataclasses.field(repr=False, compare=False)
+    #: A capability the backend may declare (e.g. "named_data"); a backend
+    #: that does not declare it is exempt from the check, even a MUST one.
+    applies_if: str | None = None
 
     @property
     def area(self) -> str:
@@ -38,13 +41,13 @@ class Check:
 CHECKS: dict[str, Check] = {}
 
 
-def check(id: str, clause: str, title: str, level: str = MUST):
+def check(id: str, clause: str, title: str, level: str = MUST, applies_if: str | None = None):
     """Registers the decorated function ``fn(ctx)`` as a check."""
 
     def register(fn: Callable) -> Callable:
         if id in CHECKS:
             raise ValueError(f"duplicate check id {id}")
-        CHECKS[id] = Check(id=id, clause=clause, level=level, title=title, run=fn)
+        CHECKS[id] = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
         return fn
 
     return register
@@ -59,7 +62,7 @@ def all_checks() -> list[Check]:
 
 def _sort_key(check_id: str) -> tuple:
     area, _, number = check_id.partition("-")
-    order = ["AOT", "BLOB", "SER", "RT", "PKG"]
+    order = ["AOT", "BLOB", "SER", "RT", "NDATA", "PKG"]
     return (order.index(area) if area in order else len(order), area, int(number))
 
 

@@ -38,12 +38,16 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def verdict(results: list[dict[str, Any]], certify: bool) -> tuple[str, list[str], list[str]]:
+def verdict(
+    results: list[dict[str, Any]], certify: bool, capabilities: list[str] | tuple[str, ...] = ()
+) -> tuple[str, list[str], list[str]]:
     """('certified' | 'conformant' | 'not conformant', reasons, warnings).
 
     MUST checks decide the verdict: any failure, error or unexpected pass makes
     the backend not conformant, and in certify mode so does any MUST check
-    that did not pass. SHOULD checks that do not pass are warnings.
+    that did not pass, except a conditional one (``applies_if``) whose
+    capability the backend does not declare. SHOULD checks that do not pass
+    are warnings.
     """
     reasons, warnings = [], []
     for r in results:
@@ -53,11 +57,18 @@ def verdict(results: list[dict[str, Any]], certify: bool) -> tuple[str, list[str
                 warnings.append(f"{r['id']} ({r['level']}) {r['outcome']}: {r['reason']}")
         elif bad:
             reasons.append(f"{r['id']} {r['outcome']}: {r['reason']}")
+        elif certify and r["outcome"] == "not_applicable" and _exempt(r, capabilities):
+            continue
         elif certify and r["outcome"] != "passed":
             reasons.append(f"{r['id']} is mandatory but {r['outcome'].replace('_', ' ')}: {r['reason']}")
     if reasons:
         return "not conformant", reasons, warnings
     return ("certified" if certify else "conformant"), [], warnings
+
+
+def _exempt(result: dict[str, Any], capabilities) -> bool:
+    condition = result.get("applies_if")
+    return bool(condition) and condition not in capabilities
 
 
 def write_report(report: dict[str, Any], path: str | Path) -> dict[str, Any]:

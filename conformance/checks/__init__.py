@@ -1,3 +1,3 @@
-"""The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-, PKG-)."""
+"""The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-, PKG-, NDATA-)."""
 
-from conformance.checks import aot, blob, packaging, runtime, serialization  # noqa: F401
+from conformance.checks import aot, blob, named_data, packaging, runtime, serialization  # noqa: F401

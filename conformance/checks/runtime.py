@@ -40,6 +40,19 @@ def _compare(name: str, actual, expected, rtol: float, atol: float) -> None:
             )
 
 
+def load_error(pte: bytes, method: str = "forward", **load_kwargs) -> tuple[str | None, str]:
+    """(the error loading ``method`` raised or None, what the runtime logged meanwhile)."""
+    from executorch.runtime import Runtime
+
+    error = None
+    with capture_stderr() as log:
+        try:
+            Runtime.get().load_program(pte, **load_kwargs).load_method(method)
+        except RuntimeError as exc:
+            error = str(exc)
+    return error, log[0]
+
+
 @check("RT-1", "C-RT-1", "the runtime library registers under the backend id")
 def registers(ctx: Context) -> None:
     ctx.require_runtime()
@@ -101,15 +114,7 @@ def refuses_incompatible_blob(ctx: Context) -> None:
         raise CheckFailed(f"cannot forge an incompatible blob: the blob has no contract header ({exc})") from None
     major, minor = header.blob_format[0] + 1, header.blob_format[1]
     forged = replace_delegate_data(ctx.pte(name), delegates[0], with_blob_format(delegates[0].data, major, minor))
-    from executorch.runtime import Runtime
-
-    error = None
-    with capture_stderr() as log:
-        try:
-            Runtime.get().load_program(forged).load_method("forward")
-        except RuntimeError as exc:
-            error = str(exc)
-    log_text = log[0]
+    error, log_text = load_error(forged)
     ensure(
         error is not None,
         f"the runtime loaded a blob whose header claims blob format {major}.{minor} (the backend writes "
@@ -133,15 +138,7 @@ def unregistered_backend(ctx: Context) -> None:
     ctx.require_runtime()
     backend_id = ctx.descriptor.backend_id
     missing = backend_id[:-1] + ("~" if backend_id[-1] != "~" else "!")
-    forged = rename_backend(ctx.pte(ctx.primary), backend_id, missing)
-    from executorch.runtime import Runtime
-
-    error = None
-    with capture_stderr() as log:
-        try:
-            Runtime.get().load_program(forged).load_method("forward")
-        except RuntimeError as exc:
-            error = str(exc)
+    error, log_text = load_error(rename_backend(ctx.pte(ctx.primary), backend_id, missing))
     ensure(error is not None, f"a program naming the unregistered backend {missing!r} loaded anyway")
     ensure(re.search(r"0x:?20\b", error) is not None, f"expected error 0x20 (NotFound), got {error!r}")
-    ensure(missing in log[0], f"the log does not name the missing backend {missing!r}: {log[0].strip()[-300:]!r}")
+    ensure(missing in log_text, f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}")

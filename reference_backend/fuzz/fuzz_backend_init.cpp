@@ -50,6 +50,9 @@ void run_small_graph(const std::vector<uint8_t>& blob) {
                                       j.header.blob_format_minor, graph, error)) {
     return;
   }
+  // Named data (format 1.2) comes from the program's NamedDataMap, which
+  // this harness has none of: init() refused such blobs already.
+  if (!graph.named.empty()) return;
   uint64_t total = 0;
   for (const auto& v : graph.values) total += v.numel;
   if (total > (1u << 16)) return;  // keep each run fast

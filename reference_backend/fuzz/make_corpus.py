@@ -30,6 +30,11 @@ def main() -> None:
             (out / f"{name}-{blob.index}").write_bytes(blob.data)
     for blob in delegate_blobs(export("mlp", FORMAT_1_0)):
         (out / f"mlp-format-1.0-{blob.index}").write_bytes(blob.data)
+    # Format 1.2 blobs with a named-data table (data in the .pte, then in a .ptd).
+    for suffix, specs in (("named-pte", (("named_data_threshold", b"0"),)),
+                          ("named-ptd", (("named_data_threshold", b"0"), ("named_data_file", b"weights")))):
+        for blob in delegate_blobs(export("mlp", specs)):
+            (out / f"mlp-{suffix}-{blob.index}").write_bytes(blob.data)
     print(f"{len(list(out.iterdir()))} seeds in {out}")
 
 

@@ -18,7 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(os.environ.get("ET_ABI_WORK", REPO / "build" / "abi-work"))
-VENV_150 = WORK / "venv-1.5.0"
+VENV_150 = (WORK / "venv-1.5.0").resolve()
 REFERENCE_LIB = (
     Path(sysconfig.get_paths()["purelib"]) / "reference_backend/lib/libreference_backend_runtime.so"
 )

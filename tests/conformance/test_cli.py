@@ -160,3 +160,26 @@ def test_should_failures_are_warnings_not_verdicts():
     assert warnings == ["PKG-3 (SHOULD) failed: version differs"]
     results[0]["outcome"] = "failed"
     assert verdict(results, certify=False)[0] == "not conformant"
+
+
+def test_conditional_checks_do_not_block_certification_of_backends_without_the_capability(certified):
+    from conformance.report import verdict
+
+    results = [
+        {"id": "RT-1", "level": "MUST", "outcome": "passed", "reason": "", "applies_if": None},
+        {"id": "NDATA-1", "level": "MUST", "outcome": "not_applicable", "reason": "no named data",
+         "applies_if": "named_data"},
+    ]
+    assert verdict(results, certify=True, capabilities=[])[0] == "certified"
+    # Declared but not applicable for another reason: blocks.
+    assert verdict(results, certify=True, capabilities=["named_data"])[0] == "not conformant"
+    # An unconditional MUST check that did not run always blocks certification.
+    results[0]["outcome"] = "not_applicable"
+    assert verdict(results, certify=True, capabilities=[])[0] == "not conformant"
+    # verify applies the same rule to a submitted report.
+    _, report, _, _ = certified
+    exempt = [dict(r, outcome="not_applicable", reason="x") if r["id"].startswith("NDATA") else r
+              for r in report["results"]]
+    backend = dict(report["backend"], capabilities=[])
+    assert verify_report(seal(dict(report, results=exempt, backend=backend))) == []
+    assert any("NDATA-1 is not applicable" in p for p in verify_report(seal(dict(report, results=exempt))))

@@ -1,9 +1,13 @@
 // cpp_runner: loads a .pte through ExecuTorch's standard Module API, runs one
 // method on float inputs and prints its outputs.
 //
-//   cpp_runner MODEL.pte [--method NAME] [--inputs FILE] [VALUE ...]
+//   cpp_runner MODEL.pte [--data FILE.ptd ...] [--mmap] [--method NAME]
+//              [--inputs FILE] [VALUE ...]
 //
-// Input values (whitespace-separated floats, from FILE and/or the command
+// --data gives a .ptd file holding data the program keeps outside the .pte
+// (named data, external weights); repeat it for several files. --mmap maps
+// the files instead of reading them into memory, so that processes and
+// programs loading the same .ptd share its pages. Input values (whitespace-separated floats, from FILE and/or the command
 // line) fill the method's float inputs in order, each with the shape the
 // program declares. Outputs print as "output I shape [D, ...]: V V ...".
 #include <executorch/extension/module/module.h>
@@ -37,7 +41,9 @@ void print_registered_backends() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: cpp_runner MODEL.pte [--method NAME] [--inputs FILE] [VALUE ...]\n");
+  std::fprintf(stderr,
+               "usage: cpp_runner MODEL.pte [--data FILE.ptd ...] [--mmap] [--method NAME] "
+               "[--inputs FILE] [VALUE ...]\n");
   return 64;
 }
 
@@ -54,10 +60,16 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   std::string model = argv[1];
   std::string method = "forward";
+  std::vector<std::string> data_files;
+  Module::LoadMode load_mode = Module::LoadMode::File;
   std::vector<float> values;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--method" && i + 1 < argc) {
+    if (arg == "--data" && i + 1 < argc) {
+      data_files.push_back(argv[++i]);
+    } else if (arg == "--mmap") {
+      load_mode = Module::LoadMode::Mmap;
+    } else if (arg == "--method" && i + 1 < argc) {
       method = argv[++i];
     } else if (arg == "--inputs" && i + 1 < argc) {
       std::ifstream file(argv[++i]);
@@ -76,7 +88,9 @@ int main(int argc, char** argv) {
   }
   print_registered_backends();
 
-  Module module(model);
+  // Module(pte, ptd files): the program's NamedDataMap then covers the
+  // named data inside the .pte and in every file given.
+  Module module(model, data_files, load_mode);
   const Error loaded = module.load_method(method);
   if (loaded != Error::Ok) {
     std::fprintf(stderr, "error: loading method '%s' of %s failed with error 0x%x\n",

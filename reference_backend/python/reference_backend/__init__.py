@@ -7,7 +7,7 @@ lowering (its ``BackendDetails`` subclass is looked up by class name).
 
 from reference_backend.backend import ReferenceBackend
 from reference_backend.blob_header import BlobHeader, BlobHeaderError, decode_header, encode_blob
-from reference_backend.compile_specs import blob_format_spec
+from reference_backend.compile_specs import blob_format_spec, named_data_specs
 from reference_backend.diagnostics import (
     ProgramCompatibilityError,
     ReexportRecommendedWarning,
@@ -37,5 +37,6 @@ __all__ = [
     "judge_blob",
     "load_method",
     "load_runtime",
+    "named_data_specs",
     "runtime_info",
 ]

@@ -13,8 +13,9 @@ from executorch.version import __version__ as executorch_version
 from torch.export import ExportedProgram
 
 from reference_backend.blob_header import BlobHeader, encode_blob
-from reference_backend.compile_specs import requested_blob_format
-from reference_backend.serialize import serialize_program
+from reference_backend.compile_specs import parse_compile_specs
+from reference_backend.named_data import data_store_output
+from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
 
 
@@ -28,22 +29,33 @@ def version_triple(text: str) -> tuple[int, int, int]:
     return (release[0], release[1], release[2])
 
 
-def build_blob(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> bytes:
-    """Contract header + graph payload for the delegated subgraph ``edge_program``."""
-    major, minor = requested_blob_format(compile_specs)
-    payload = serialize_program(edge_program, minor)
+def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> PreprocessResult:
+    """Contract header + graph payload for the delegated subgraph ``edge_program``,
+    and the named data the payload refers to (compile spec named_data_threshold)."""
+    options = parse_compile_specs(compile_specs)
+    payload = serialize_payload(edge_program, options)
     header = BlobHeader(
         backend_id=backend_id,
-        blob_format=(major, minor),
+        blob_format=options.blob_format,
         backend_version=version_triple(__version__),
         executorch_version=version_triple(executorch_version),
     )
-    return encode_blob(header, payload)
+    return PreprocessResult(
+        processed_bytes=encode_blob(header, payload.data),
+        data_store_output=data_store_output(payload.named, options.named_data_file),
+    )
+
+
+def build_blob(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> bytes:
+    """The blob alone. With named data in the compile specs, the blob refers to
+    data that only ``build_result`` returns: a preprocess must return that too."""
+    return build_result(edge_program, compile_specs, backend_id).processed_bytes
 
 
 class ReferenceBackend(BackendDetails):
-    """Turns a delegated subgraph into a blob: contract header + graph payload."""
+    """Turns a delegated subgraph into a blob: contract header + graph payload,
+    plus named data for large constants when the compile specs ask for it."""
 
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
-        return PreprocessResult(processed_bytes=build_blob(edge_program, compile_specs, ReferenceBackend.__name__))
+        return build_result(edge_program, compile_specs, ReferenceBackend.__name__)

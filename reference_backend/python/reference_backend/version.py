@@ -2,14 +2,19 @@
 from this file; the blob format constants must equal those in
 ``runtime/include/reference_backend/versions.h`` (a test compares them)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Distribution name, as in the runtime's messages ("re-export with ...>=X").
 DISTRIBUTION = "executorch-reference-backend"
 
 #: Blob format written by default: (major, minor). 1.1 added the alpha scalar
 #: of add/sub to every op record; 1.0 blobs (alpha implied 1) still run.
-BLOB_FORMAT = (1, 1)
+#: 1.2 added the named-data table (constants read from ExecuTorch named data,
+#: in the .pte or an external .ptd); 1.0 and 1.1 blobs still run.
+BLOB_FORMAT = (1, 2)
+
+#: First minor whose payload has the named-data table.
+NAMED_DATA_MINOR = 2
 
 #: Oldest blob format minor the runtime still reads (same major).
 BLOB_FORMAT_MINOR_MIN = 0

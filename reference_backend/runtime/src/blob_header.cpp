@@ -81,6 +81,12 @@ std::string describe_blob(const BlobHeader& h) {
                 version_string(h.executorch_version).c_str());
 }
 
+bool newer(const Version& a, const Version& b) {
+  if (a.major != b.major) return a.major > b.major;
+  if (a.minor != b.minor) return a.minor > b.minor;
+  return a.patch > b.patch;
+}
+
 std::string describe_runtime(const RuntimeVersions& rt) {
   return format("runtime %s for executorch %s reads formats %u.%u-%u.%u",
                 version_string(rt.backend_version).c_str(),
@@ -203,12 +209,23 @@ Judgement judge_blob(const uint8_t* blob, size_t size,
       (h.blob_format_major == rt.blob_format_major &&
        h.blob_format_minor > rt.blob_format_minor)) {
     j.verdict = Verdict::kIncompatible;
-    j.message = format(
-        "%s: incompatible blob: %s; %s; fix: use a runtime from %s>=%s, or "
-        "re-export with %s",
-        rt.backend_id, blob_text.c_str(), runtime_text.c_str(), rt.distribution,
-        version_string(h.backend_version).c_str(),
-        version_string(rt.backend_version).c_str());
+    if (!newer(h.backend_version, rt.backend_version)) {
+      // A writer no newer than this runtime cannot have written a format this
+      // runtime does not read: the header was edited or damaged.
+      j.message = format(
+          "%s: incompatible blob: %s; %s; fix: re-export the model, %s %s "
+          "writes no format %u.%u (the blob was altered)",
+          rt.backend_id, blob_text.c_str(), runtime_text.c_str(), rt.distribution,
+          version_string(h.backend_version).c_str(), h.blob_format_major,
+          h.blob_format_minor);
+    } else {
+      j.message = format(
+          "%s: incompatible blob: %s; %s; fix: use a runtime from %s>=%s, or "
+          "re-export with %s",
+          rt.backend_id, blob_text.c_str(), runtime_text.c_str(), rt.distribution,
+          version_string(h.backend_version).c_str(),
+          version_string(rt.backend_version).c_str());
+    }
   } else if (h.blob_format_major < rt.blob_format_major ||
              h.blob_format_minor < rt.blob_format_minor_min) {
     j.verdict = Verdict::kIncompatible;

@@ -110,6 +110,9 @@ void Executor::run(const float* const* inputs, float* const* outputs) {
     const Value& v = g.values[i];
     if (v.kind == ValueKind::kConstant) {
       slots_[i] = const_cast<float*>(g.constants.data()) + v.constant_offset / 4;
+    } else if (v.kind == ValueKind::kNamed) {
+      // Read in place (the NamedDataMap's buffer, e.g. mmap'd .ptd pages).
+      slots_[i] = const_cast<float*>(g.named_data[v.constant_offset]);
     } else if (arena_offset_[i] != kNotInArena) {
       slots_[i] = arena_.data() + arena_offset_[i];
     }

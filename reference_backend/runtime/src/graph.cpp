@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "constants are copied as little-endian floats; add a byte swap for this target"
@@ -12,6 +13,9 @@ namespace reference_backend {
 namespace {
 
 constexpr size_t kPayloadHeaderSize = 24;
+constexpr size_t kNamedHeaderSize = 8;  // format 1.2: u32 num_named, u32 table bytes
+constexpr size_t kNamedEntrySize = 16;  // u64 nbytes, u16 key length, u16 file length, u32 0
+constexpr uint16_t kNamedDataMinor = 2;
 constexpr size_t kValueRecordSize = 48;
 constexpr uint32_t kMaxCount = 1u << 20;  // values, inputs, outputs or ops
 constexpr uint64_t kMaxNumel = 1ull << 31;
@@ -154,14 +158,89 @@ uint32_t expected_inputs(OpCode code, uint32_t given) {
   return 0;
 }
 
+/// Reads the named-data table (format 1.2) from `c`, which stands at its
+/// start; the table ends exactly at `end`.
+bool parse_named_table(Cursor& c, uint64_t end, uint32_t count, Graph& g,
+                       std::string& error) {
+  if (count > (end - c.pos()) / kNamedEntrySize) {
+    error = at(c.pos(), "a named-data table of %llu bytes cannot hold %u entries",
+               static_cast<unsigned long long>(end - c.pos()), count);
+    return false;
+  }
+  g.named.assign(count, NamedDataRef{});
+  std::set<std::string> keys;
+  for (uint32_t i = 0; i < count; ++i) {
+    const size_t rec = c.pos();
+    if (end - rec < kNamedEntrySize) {
+      error = at(rec, "named-data entry %u of %u runs past the end of the table", i,
+                 count);
+      return false;
+    }
+    NamedDataRef& ref = g.named[i];
+    ref.nbytes = c.u64();
+    const uint32_t key_length = c.u16();
+    const uint32_t file_length = c.u16();
+    c.u32();  // reserved
+    if (key_length == 0 || key_length > kMaxNameBytes || file_length > kMaxNameBytes) {
+      error = at(rec + 8, "named-data entry %u has a key of %u bytes and a file name "
+                 "of %u bytes (key 1 to %u, file 0 to %u)", i, key_length,
+                 file_length, kMaxNameBytes, kMaxNameBytes);
+      return false;
+    }
+    const uint64_t padded = (key_length + file_length + 7ull) & ~7ull;
+    if (end - c.pos() < padded) {
+      error = at(rec, "named-data entry %u runs past the end of the table", i);
+      return false;
+    }
+    // Keys and file names end up in log lines: no control characters.
+    bool printable = true;
+    ref.key.resize(key_length);
+    for (auto& ch : ref.key) {
+      const uint8_t b = c.u8();
+      printable = printable && b >= 0x20 && b != 0x7f;
+      ch = static_cast<char>(b);
+    }
+    ref.file.resize(file_length);
+    for (auto& ch : ref.file) {
+      const uint8_t b = c.u8();
+      printable = printable && b >= 0x20 && b != 0x7f && b != '/' && b != '\\';
+      ch = static_cast<char>(b);
+    }
+    if (!printable) {
+      error = at(rec + kNamedEntrySize, "named-data entry %u has a control character "
+                 "in its key or a control character or path separator in its file name", i);
+      return false;
+    }
+    c.seek(rec + kNamedEntrySize + padded);
+    if (ref.nbytes % 4 != 0 || ref.nbytes / 4 > kMaxNumel) {
+      error = at(rec, "named-data entry %u ('%.80s') has %llu bytes, not a float32 "
+                 "tensor of at most 2^31 elements", i, ref.key.c_str(),
+                 static_cast<unsigned long long>(ref.nbytes));
+      return false;
+    }
+    if (!keys.insert(ref.key).second) {
+      error = at(rec, "named-data entry %u repeats the key '%.80s'", i, ref.key.c_str());
+      return false;
+    }
+  }
+  if (c.pos() != end) {
+    error = at(c.pos(), "the named-data table has %llu bytes after its %u entries",
+               static_cast<unsigned long long>(end - c.pos()), count);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
                  Graph& g, std::string& error) {
   Cursor c(payload, size);
-  if (!c.has(kPayloadHeaderSize)) {
+  const bool has_named = minor >= kNamedDataMinor;
+  const size_t header_size = kPayloadHeaderSize + (has_named ? kNamedHeaderSize : 0);
+  if (!c.has(header_size)) {
     error = at(0, "truncated: %zu bytes, the payload header needs %zu", size,
-               kPayloadHeaderSize);
+               header_size);
     return false;
   }
   const uint32_t num_values = c.u32();
@@ -169,19 +248,22 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
   const uint32_t num_outputs = c.u32();
   const uint32_t num_ops = c.u32();
   const uint64_t constant_bytes = c.u64();
+  const uint32_t num_named = has_named ? c.u32() : 0;
+  const uint32_t named_table_bytes = has_named ? c.u32() : 0;
   if (num_values > kMaxCount || num_inputs > kMaxCount ||
-      num_outputs > kMaxCount || num_ops > kMaxCount) {
-    error = at(0, "implausible counts (values %u, inputs %u, outputs %u, ops %u)",
-               num_values, num_inputs, num_outputs, num_ops);
+      num_outputs > kMaxCount || num_ops > kMaxCount || num_named > kMaxCount) {
+    error = at(0, "implausible counts (values %u, inputs %u, outputs %u, ops %u, "
+               "named %u)", num_values, num_inputs, num_outputs, num_ops, num_named);
     return false;
   }
   const size_t op_record_size = minor >= 1 ? 24 : 20;
-  // 64-bit arithmetic: each term is below 2^20 * 48, so no overflow.
-  uint64_t end_of_ops = kPayloadHeaderSize +
+  // 64-bit arithmetic: each term is below 2^32 * 48, so no overflow.
+  const uint64_t end_of_ops = header_size +
       static_cast<uint64_t>(num_values) * kValueRecordSize +
       4ull * num_inputs + 4ull * num_outputs +
       static_cast<uint64_t>(num_ops) * op_record_size;
-  uint64_t constants_start = (end_of_ops + 15) & ~uint64_t{15};
+  const uint64_t end_of_table = end_of_ops + named_table_bytes;
+  const uint64_t constants_start = (end_of_table + 15) & ~uint64_t{15};
   if (constants_start > size || constant_bytes != size - constants_start) {
     error = at(0, "size mismatch: the counts describe %llu bytes of records and "
                "%llu bytes of constants, the payload has %zu bytes",
@@ -206,8 +288,9 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
     for (uint32_t d = 0; d < kMaxRank; ++d) v.dims[d] = c.u32();
     v.constant_offset = c.u64();
     c.u32();  // reserved
-    if (kind > 1) {
-      error = at(rec, "value %u has unknown kind %u", i, kind);
+    if (kind > (has_named ? 2 : 1)) {
+      error = at(rec, "value %u has unknown kind %u (blob format 1.%u)", i, kind,
+                 static_cast<unsigned>(minor));
       return false;
     }
     v.kind = static_cast<ValueKind>(kind);
@@ -244,7 +327,7 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
   // defined[i]: value i has data before the op being checked runs.
   std::vector<uint8_t> defined(num_values, 0);
   for (uint32_t i = 0; i < num_values; ++i) {
-    defined[i] = g.values[i].kind == ValueKind::kConstant;
+    defined[i] = g.values[i].kind != ValueKind::kActivation;
   }
   g.inputs.resize(num_inputs);
   for (uint32_t i = 0; i < num_inputs; ++i) {
@@ -313,6 +396,27 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
     if (!defined[g.outputs[i]]) {
       error = at(outputs_at + 4 * i, "graph output %u (value %u) is never computed",
                  i, g.outputs[i]);
+      return false;
+    }
+  }
+
+  if (!parse_named_table(c, end_of_table, num_named, g, error)) return false;
+  for (uint32_t i = 0; i < num_values; ++i) {
+    const Value& v = g.values[i];
+    if (v.kind != ValueKind::kNamed) continue;
+    const size_t rec = header_size + static_cast<size_t>(i) * kValueRecordSize;
+    if (v.constant_offset >= g.named.size()) {
+      error = at(rec + 36, "named value %u refers to entry %llu of a %zu-entry "
+                 "named-data table", i,
+                 static_cast<unsigned long long>(v.constant_offset), g.named.size());
+      return false;
+    }
+    const NamedDataRef& ref = g.named[v.constant_offset];
+    if (v.numel * 4 != ref.nbytes) {
+      error = at(rec, "named value %u has %llu float32 elements, its named data "
+                 "'%.80s' has %llu bytes", i,
+                 static_cast<unsigned long long>(v.numel), ref.key.c_str(),
+                 static_cast<unsigned long long>(ref.nbytes));
       return false;
     }
   }

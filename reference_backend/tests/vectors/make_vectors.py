@@ -4,7 +4,7 @@ and the C++ runtime (reference_backend/tests/test_blob_header.py).
     python reference_backend/tests/vectors/make_vectors.py
 
 Each vector is a whole blob (header + an 8-byte payload) with what a decoder
-must make of it and what a runtime of blob formats 1.0..1.1, version 0.1.0,
+must make of it and what a runtime of blob formats 1.0..1.2, version 0.2.0,
 built for executorch 1.5.x must decide. Rerun after changing the header
 format or the runtime's version range, and review the diff.
 """
@@ -21,7 +21,7 @@ PAYLOAD = bytes(range(8))
 ID = "ReferenceBackend"
 
 
-def blob(fmt=(1, 1), backend=(0, 1, 0), et=(1, 5, 1), backend_id=ID) -> bytes:
+def blob(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), backend_id=ID) -> bytes:
     return encode_blob(BlobHeader(backend_id, fmt, backend, et), PAYLOAD)
 
 
@@ -48,7 +48,7 @@ def with_extra_field() -> bytes:
     return rechecksum(new, 64)
 
 
-def fields(fmt=(1, 1), backend=(0, 1, 0), et=(1, 5, 1), length=56, backend_id=ID) -> dict:
+def fields(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), length=56, backend_id=ID) -> dict:
     return {
         "header_length": length,
         "header_format_version": 1,
@@ -68,27 +68,35 @@ def vectors() -> list[dict]:
         {"name": "current", "blob": good, "fields": fields(), "verdict": "compatible", "message": []},
         {
             "name": "older_minor",
-            "blob": blob(fmt=(1, 0)),
-            "fields": fields(fmt=(1, 0)),
+            "blob": blob(fmt=(1, 0), backend=(0, 1, 0)),
+            "fields": fields(fmt=(1, 0), backend=(0, 1, 0)),
             "verdict": "compatible, re-export recommended",
             "message": ["warning: old blob, runs", "format 1.0, written by 0.1.0 with executorch 1.5.1",
-                        "reads formats 1.0-1.1", "fix: re-export with executorch-reference-backend>=0.1.0"],
+                        "reads formats 1.0-1.2", "fix: re-export with executorch-reference-backend>=0.2.0"],
+        },
+        {
+            "name": "previous_minor",
+            "blob": blob(fmt=(1, 1), backend=(0, 1, 0)),
+            "fields": fields(fmt=(1, 1), backend=(0, 1, 0)),
+            "verdict": "compatible, re-export recommended",
+            "message": ["warning: old blob, runs", "format 1.1, written by 0.1.0 with executorch 1.5.1",
+                        "reads formats 1.0-1.2", "fix: re-export with executorch-reference-backend>=0.2.0"],
         },
         {
             "name": "newer_minor",
-            "blob": blob(fmt=(1, 2), backend=(0, 3, 0)),
-            "fields": fields(fmt=(1, 2), backend=(0, 3, 0)),
+            "blob": blob(fmt=(1, 3), backend=(0, 3, 0)),
+            "fields": fields(fmt=(1, 3), backend=(0, 3, 0)),
             "verdict": "incompatible",
-            "message": ["incompatible blob", "format 1.2, written by 0.3.0",
-                        "runtime 0.1.0 for executorch 1.5", "reads formats 1.0-1.1",
-                        "fix: use a runtime from executorch-reference-backend>=0.3.0, or re-export with 0.1.0"],
+            "message": ["incompatible blob", "format 1.3, written by 0.3.0",
+                        "runtime 0.2.0 for executorch 1.5", "reads formats 1.0-1.2",
+                        "fix: use a runtime from executorch-reference-backend>=0.3.0, or re-export with 0.2.0"],
         },
         {
             "name": "newer_major",
             "blob": blob(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "fields": fields(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "verdict": "incompatible",
-            "message": ["format 2.0, written by 1.0.0 with executorch 1.7.0", "reads formats 1.0-1.1",
+            "message": ["format 2.0, written by 1.0.0 with executorch 1.7.0", "reads formats 1.0-1.2",
                         "executorch-reference-backend>=1.0.0"],
         },
         {
@@ -96,7 +104,7 @@ def vectors() -> list[dict]:
             "blob": blob(fmt=(0, 9), backend=(0, 0, 5)),
             "fields": fields(fmt=(0, 9), backend=(0, 0, 5)),
             "verdict": "incompatible",
-            "message": ["format 0.9, written by 0.0.5", "fix: re-export with executorch-reference-backend>=0.1.0"],
+            "message": ["format 0.9, written by 0.0.5", "fix: re-export with executorch-reference-backend>=0.2.0"],
         },
         {
             "name": "extended_header",
@@ -110,7 +118,7 @@ def vectors() -> list[dict]:
             "blob": with_header_version(2),
             "decode_error": "header format version 2",
             "verdict": "incompatible",
-            "message": ["header format 2, this runtime reads 1-1", "fix: re-export with executorch-reference-backend==0.1.0"],
+            "message": ["header format 2, this runtime reads 1-1", "fix: re-export with executorch-reference-backend==0.2.0"],
         },
         {
             "name": "wrong_magic",

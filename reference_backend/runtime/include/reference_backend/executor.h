@@ -12,8 +12,10 @@ namespace reference_backend {
 
 class Executor {
  public:
-  /// Takes ownership of a graph that parse_graph accepted and allocates the
-  /// buffers of its intermediate values once.
+  /// Takes ownership of a graph that parse_graph accepted, with
+  /// graph.named_data resolved (one pointer per graph.named entry), and
+  /// allocates the buffers of its intermediate values once. Named data is
+  /// read in place: it must outlive the Executor.
   explicit Executor(Graph graph);
 
   const Graph& graph() const { return graph_; }

@@ -1,8 +1,9 @@
 /*
  * The payload that follows the blob header: a static-shape float32 graph.
- * Layout in docs/blob-header.md ("Payload, blob format 1.x"). Parsing
- * validates everything execution relies on, so execute() needs no checks
- * beyond matching the caller's tensors against the declared shapes.
+ * Layout in docs/blob-header.md ("Payload, blob format 1.x") and, for the
+ * named-data table of format 1.2, docs/named-data.md. Parsing validates
+ * everything execution relies on, so execute() needs no checks beyond
+ * matching the caller's tensors against the declared shapes.
  */
 #pragma once
 
@@ -24,9 +25,13 @@ enum class OpCode : uint8_t {
   kLinear = 5,
 };
 
+/// Longest key or file name in the named-data table.
+constexpr uint32_t kMaxNameBytes = 255;
+
 enum class ValueKind : uint8_t {
   kActivation = 0,  // a graph input, an op result or a graph output
   kConstant = 1,  // data stored in the payload's constant section
+  kNamed = 2,  // format 1.2: data read from ExecuTorch named data at init
 };
 
 struct Value {
@@ -34,7 +39,17 @@ struct Value {
   uint32_t rank = 0;
   uint32_t dims[kMaxRank] = {};
   uint64_t numel = 1;
-  uint64_t constant_offset = 0;  // kConstant only, into Graph::constants
+  /// kConstant: byte offset into Graph::constants;
+  /// kNamed: index into Graph::named (and Graph::named_data).
+  uint64_t constant_offset = 0;
+};
+
+/// One row of the named-data table (format 1.2): a constant that the blob
+/// does not hold, found at init under `key` in the program's named data.
+struct NamedDataRef {
+  std::string key;
+  std::string file;  // external file that holds it ("weights.ptd"); empty: the .pte
+  uint64_t nbytes = 0;  // float32 bytes, equal to numel * 4 of every value using it
 };
 
 struct Op {
@@ -51,6 +66,11 @@ struct Graph {
   std::vector<uint32_t> outputs;
   std::vector<Op> ops;
   std::vector<float> constants;  // copied out of the blob, 4-byte aligned
+  std::vector<NamedDataRef> named;  // format 1.2; empty before
+  /// named_data[i]: where the data of named[i] is, 4-byte aligned. Not set by
+  /// parse_graph: the caller resolves each key (the backend's init reads the
+  /// NamedDataMap) before handing the graph to an Executor.
+  std::vector<const float*> named_data;
 };
 
 /// Parses and validates a payload of blob format `1.minor`. On failure

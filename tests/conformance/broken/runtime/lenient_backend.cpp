@@ -29,7 +29,8 @@ class LenientBackend final : public BackendInterface {
     reference_backend::Graph graph;
     std::string error;
     if (!reference_backend::parse_graph(blob + j.header.header_length,
-                                        j.header.payload_size, 1, graph, error)) {
+                                        j.header.payload_size, j.header.blob_format_minor,
+                                        graph, error)) {
       return Error::InvalidProgram;
     }
     return new Executor(std::move(graph));

@@ -1,0 +1,240 @@
+"""Named-data checks: large constants kept out of the blob, in an external .ptd.
+
+They apply to backends whose descriptor declares ``named_data``
+(``conformance.descriptor.NamedDataSupport``); for the others they are not
+applicable. The named-data sample is lowered with the declared partitioners,
+and ExecuTorch writes the .pte and its .ptd file(s) into a scratch directory.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from conformance.context import Context, NamedDataLowered
+from conformance.fdcapture import capture_stderr
+from conformance.pte import read_pte
+from conformance.registry import CheckFailed, check, ensure
+
+PTD_FILE_IDENTIFIER = b"FT01"
+PTD_HEADER_MAGIC = b"FH01"
+
+
+# --------------------------------------------------------------------------- .ptd reading
+
+
+def _u32(buf: bytes, pos: int) -> int:
+    return struct.unpack_from("<I", buf, pos)[0]
+
+
+def _field(buf: bytes, table: int, slot: int) -> int:
+    """Absolute position of field ``slot`` of the flatbuffer table at ``table``, or 0."""
+    vtable = table - struct.unpack_from("<i", buf, table)[0]
+    vt_size = struct.unpack_from("<H", buf, vtable)[0]
+    at = 4 + 2 * slot
+    if at >= vt_size:
+        return 0
+    off = struct.unpack_from("<H", buf, vtable + at)[0]
+    return table + off if off else 0
+
+
+def _vector(buf: bytes, table: int, slot: int) -> tuple[int, int]:
+    pos = _field(buf, table, slot)
+    if not pos:
+        return 0, 0
+    start = pos + _u32(buf, pos)
+    return start + 4, _u32(buf, start)
+
+
+def _table(buf: bytes, vec_start: int, i: int) -> int:
+    pos = vec_start + 4 * i
+    return pos + _u32(buf, pos)
+
+
+def _scalar(buf: bytes, table: int, slot: int, fmt: str) -> int:
+    pos = _field(buf, table, slot)
+    return struct.unpack_from(fmt, buf, pos)[0] if pos else 0
+
+
+def ptd_index(path: Path) -> dict[str, int]:
+    """Key -> size in bytes of each named blob of a .ptd file (FlatTensor,
+    ``extension/flat_tensor/serialize/flat_tensor.fbs``: FlatTensor{version,
+    segments, named_data}, NamedData{key, segment_index, tensor_layout})."""
+    buf = path.read_bytes()
+    if len(buf) < 40 or buf[4:8] != PTD_FILE_IDENTIFIER or buf[8:12] != PTD_HEADER_MAGIC:
+        raise CheckFailed(
+            f"{path.name} is not a .ptd file: identifier {buf[4:8]!r}, header {buf[8:12]!r} "
+            f"(expected {PTD_FILE_IDENTIFIER!r}, {PTD_HEADER_MAGIC!r})"
+        )
+    try:
+        base = struct.unpack_from("<Q", buf, 32)[0]
+        root = _u32(buf, 0)
+        seg_start, seg_len = _vector(buf, root, 1)
+        named_start, named_len = _vector(buf, root, 2)
+        found = {}
+        for i in range(named_len):
+            entry = _table(buf, named_start, i)
+            key_pos = _field(buf, entry, 0)
+            key_at = key_pos + _u32(buf, key_pos)
+            key = buf[key_at + 4 : key_at + 4 + _u32(buf, key_at)].decode("utf-8", "replace")
+            index = _scalar(buf, entry, 1, "<I")
+            ensure(index < seg_len, f"{path.name}: named data {key!r} names segment {index} of {seg_len}")
+            segment = _table(buf, seg_start, index)
+            offset, size = _scalar(buf, segment, 0, "<Q"), _scalar(buf, segment, 1, "<Q")
+            ensure(
+                base + offset + size <= len(buf),
+                f"{path.name}: named data {key!r} [{base + offset}, +{size}) runs past the end ({len(buf)} bytes)",
+            )
+            found[key] = size
+        return found
+    except (struct.error, IndexError) as exc:
+        raise CheckFailed(f"{path.name} is a malformed .ptd file: {exc}") from None
+
+
+def pte_index(pte: bytes) -> dict[str, int]:
+    """Key -> size in bytes of each named blob inside the .pte."""
+    program = read_pte(pte)
+    return {n.key: program.segments[n.segment_index].size for n in program.named_data}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _lowered(ctx: Context) -> NamedDataLowered:
+    ctx.require_named_data()
+    return ctx.named_data_lowered()
+
+
+def _blobs(ctx: Context, lowered: NamedDataLowered) -> list[bytes]:
+    sample = ctx.descriptor.named_data.sample
+    blobs = [d.data for d in read_pte(lowered.pte).delegates() if d.backend_id == ctx.descriptor.backend_id]
+    ensure(bool(blobs), f"named-data sample {sample!r} lowered with named_data.make_partitioners() has no "
+           f"{ctx.descriptor.backend_id} delegate")
+    return blobs
+
+
+def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
+    files = lowered.data_files
+    sample = ctx.descriptor.named_data.sample
+    ensure(
+        bool(files),
+        f"named-data sample {sample!r}: lowering with named_data.make_partitioners() wrote no .ptd file; "
+        "the declared compile specs must put the large constants into an external file",
+    )
+    ensure(
+        len(files) == 1,
+        f"named-data sample {sample!r} wrote {len(files)} .ptd files ({', '.join(files)}); the Python "
+        "runtime of executorch 1.5 loads one data file per program, so the sample must write one",
+    )
+    return next(iter(files.values()))
+
+
+def _expected(ctx: Context, inputs):
+    import torch
+
+    module, _ = ctx.model(ctx.descriptor.named_data.sample)
+    with torch.no_grad():
+        out = module(*inputs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+@check("NDATA-1", "C-NDATA-1", "the named data each blob needs is in the .pte or the .ptd written with it", applies_if="named_data")
+def keys_present(ctx: Context) -> None:
+    lowered = _lowered(ctx)
+    sample = ctx.descriptor.named_data.sample
+    blobs = _blobs(ctx, lowered)
+    data_file = _one_data_file(ctx, lowered)
+    in_pte = pte_index(lowered.pte)
+    in_ptd = ptd_index(data_file)
+    ensure(
+        bool(in_ptd),
+        f"named-data sample {sample!r}: {data_file.name} holds no named data",
+    )
+    required = ctx.descriptor.named_data.required_keys
+    if required is None:
+        return
+    needed = 0
+    for i, blob in enumerate(blobs):
+        try:
+            keys = list(required(blob))
+        except Exception as exc:
+            raise CheckFailed(f"named_data.required_keys(blob {i}) failed: {type(exc).__name__}: {exc}") from exc
+        needed += len(keys)
+        for key, file in keys:
+            if file is None:
+                ensure(key in in_pte, f"blob {i} of {sample!r} needs named data {key!r} inside the .pte, "
+                       f"which lacks it (the .pte has {len(in_pte)} named blobs)")
+            else:
+                ensure(file in lowered.data_files, f"blob {i} of {sample!r} needs named data {key!r} from "
+                       f"{file!r}, but lowering wrote {sorted(lowered.data_files)}")
+                ensure(key in in_ptd or key in in_pte, f"blob {i} of {sample!r} needs named data {key!r} "
+                       f"from {file!r}, which lacks it ({len(in_ptd)} keys)")
+    ensure(needed > 0, f"named-data sample {sample!r}: required_keys() says no blob needs named data, "
+           f"yet {data_file.name} was written")
+
+
+@check("NDATA-2", "C-NDATA-2", "with named data on, each delegate blob stays under the declared size", applies_if="named_data")
+def blob_size_bounded(ctx: Context) -> None:
+    lowered = _lowered(ctx)
+    support = ctx.descriptor.named_data
+    for i, blob in enumerate(_blobs(ctx, lowered)):
+        ensure(
+            len(blob) <= support.max_blob_bytes,
+            f"blob {i} of named-data sample {support.sample!r} has {len(blob)} bytes, more than the declared "
+            f"max_blob_bytes {support.max_blob_bytes}: the large constants are still inside the blob",
+        )
+
+
+@check("NDATA-3", "C-NDATA-3", "the program loaded with its .ptd runs and matches eager PyTorch", applies_if="named_data")
+def runs_with_data_file(ctx: Context) -> None:
+    from executorch.runtime import Runtime
+
+    from conformance.checks.runtime import _compare
+
+    lowered = _lowered(ctx)
+    data_file = _one_data_file(ctx, lowered)
+    ctx.require_runtime()
+    support = ctx.descriptor.named_data
+    model = ctx.descriptor.sample(support.sample)
+    _, inputs = ctx.model(support.sample)
+    try:
+        method = Runtime.get().load_program(lowered.pte_path, data_path=data_file).load_method("forward")
+        actual = method.execute(list(inputs))
+    except RuntimeError as exc:
+        raise CheckFailed(
+            f"named-data sample {support.sample!r} failed to load or run with {data_file.name}: {exc}"
+        ) from exc
+    _compare(support.sample, actual, _expected(ctx, inputs), model.rtol, model.atol)
+
+
+@check("NDATA-4", "C-NDATA-4", "without its .ptd the program fails to load, with a log line naming what is missing", applies_if="named_data")
+def fails_without_data_file(ctx: Context) -> None:
+    from executorch.runtime import Runtime
+
+    lowered = _lowered(ctx)
+    data_file = _one_data_file(ctx, lowered)
+    ctx.require_runtime()
+    sample = ctx.descriptor.named_data.sample
+    _, inputs = ctx.model(sample)
+    error = None
+    outputs = None
+    with capture_stderr() as log:
+        try:
+            method = Runtime.get().load_program(lowered.pte_path).load_method("forward")
+            outputs = method.execute(list(inputs))
+        except RuntimeError as exc:
+            error = str(exc)
+    ensure(
+        error is not None,
+        f"named-data sample {sample!r} loaded and ran without {data_file.name} and returned "
+        f"{len(outputs or [])} outputs; a missing data file must be an error, never output",
+    )
+    names = {data_file.name, data_file.stem, *ptd_index(data_file)}
+    ensure(
+        any(name in log[0] for name in names),
+        f"loading {sample!r} without {data_file.name} failed ({error}), but no log line names the file or a "
+        f"missing key; the log was: {log[0].strip()[-400:]!r}",
+    )
