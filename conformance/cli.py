@@ -11,6 +11,13 @@ import sys
 from pathlib import Path
 
 
+def _plugin_installed() -> bool:
+    """Whether pytest loads the plugin by itself (the pytest11 entry point)."""
+    import importlib.metadata
+
+    return any(ep.value == "conformance.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
+
+
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
@@ -26,6 +33,8 @@ def _run(args: argparse.Namespace) -> int:
         "-o", "junit_suite_name=executorch-conformance",
         "-q", "--no-header", "-rN", "--disable-warnings",
     ]
+    if not _plugin_installed():  # e.g. running from a source tree on PYTHONPATH
+        pytest_args += ["-p", "conformance.plugin"]
     if args.expectations:
         pytest_args += ["--et-expectations", args.expectations]
     if args.certify:

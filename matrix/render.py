@@ -39,7 +39,9 @@ def abi_cell(abi: dict[str, Any] | None) -> str:
     (v,) = abi["verdicts"]
     if v["verdict"] == "binary compatible":
         return "pass (binary compatible)"
-    return f"{v['verdict']}: {'; '.join(v['reasons'])}"
+    first = v["reasons"][0] if v["reasons"] else ""
+    more = f" (+{len(v['reasons']) - 1} more in abi.json)" if len(v["reasons"]) > 1 else ""
+    return f"{v['verdict']}: {first[:110]}{'…' if len(first) > 110 else ''}{more}"
 
 
 def render(results_dir: Path, out: Path, command: str) -> str:
@@ -62,6 +64,10 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             f"| {env['executorch']} | {env['torch']} | {' | '.join(cells)} | {abi_cell(abi)} "
             f"| [report]({link}) | ![badge]({badge}) |"
         )
+    created = sorted(
+        json.loads((results_dir / r.executorch / "report.json").read_text())["created"]
+        for r in RELEASES if (results_dir / r.executorch / "report.json").exists()
+    )
     today = datetime.date.today().isoformat()
     text = "\n".join(
         [
@@ -75,7 +81,9 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             *rows,
             "",
-            f"Rendered {today} by `{command}` from `{results_dir.relative_to(out.parent).as_posix()}/`.",
+            f"Rendered {today} by `{command}` from `{results_dir.relative_to(out.parent).as_posix()}/`;"
+            f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
+            " by `python -m matrix.run_release` in each release's environment.",
             "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all).",
             "",
         ]
