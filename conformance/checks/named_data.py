@@ -11,6 +11,9 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import flatbuffers
+from flatbuffers.table import Table
+
 from conformance.context import Context, NamedDataLowered
 from conformance.fdcapture import capture_stderr
 from conformance.pte import read_pte
@@ -23,43 +26,26 @@ PTD_HEADER_MAGIC = b"FH01"
 # --------------------------------------------------------------------------- .ptd reading
 
 
-def _u32(buf: bytes, pos: int) -> int:
-    return struct.unpack_from("<I", buf, pos)[0]
+def _vector(table: Table, slot: int) -> tuple[int, int]:
+    """(start position, length) of a vector field of ``table``, or (0, 0) if absent."""
+    off = table.Offset(4 + 2 * slot)
+    return (table.Vector(off), table.VectorLen(off)) if off else (0, 0)
 
 
-def _field(buf: bytes, table: int, slot: int) -> int:
-    """Absolute position of field ``slot`` of the flatbuffer table at ``table``, or 0."""
-    vtable = table - struct.unpack_from("<i", buf, table)[0]
-    vt_size = struct.unpack_from("<H", buf, vtable)[0]
-    at = 4 + 2 * slot
-    if at >= vt_size:
-        return 0
-    off = struct.unpack_from("<H", buf, vtable + at)[0]
-    return table + off if off else 0
-
-
-def _vector(buf: bytes, table: int, slot: int) -> tuple[int, int]:
-    pos = _field(buf, table, slot)
-    if not pos:
-        return 0, 0
-    start = pos + _u32(buf, pos)
-    return start + 4, _u32(buf, start)
-
-
-def _table(buf: bytes, vec_start: int, i: int) -> int:
-    pos = vec_start + 4 * i
-    return pos + _u32(buf, pos)
-
-
-def _scalar(buf: bytes, table: int, slot: int, fmt: str) -> int:
-    pos = _field(buf, table, slot)
-    return struct.unpack_from(fmt, buf, pos)[0] if pos else 0
+def _element(table: Table, start: int, i: int) -> Table:
+    return Table(table.Bytes, table.Indirect(start + 4 * i))
 
 
 def ptd_index(path: Path) -> dict[str, int]:
-    """Key -> size in bytes of each named blob of a .ptd file (FlatTensor,
-    ``extension/flat_tensor/serialize/flat_tensor.fbs``: FlatTensor{version,
-    segments, named_data}, NamedData{key, segment_index, tensor_layout})."""
+    """Key -> size in bytes of each named blob of a .ptd file.
+
+    The .ptd is a FlatBuffer (``extension/flat_tensor/serialize/flat_tensor.fbs``:
+    FlatTensor{version, segments, named_data}, DataSegment{offset, size},
+    NamedData{key, segment_index, tensor_layout}); the ``flatbuffers`` runtime's
+    Table reads it by field slot. Its fixed header after the identifier
+    ("FH01", then u32 length, u64 flatbuffer size, u64 segment base offset,
+    u64 segment data size) is outside the FlatBuffer, so ``struct`` reads it.
+    """
     buf = path.read_bytes()
     if len(buf) < 40 or buf[4:8] != PTD_FILE_IDENTIFIER or buf[8:12] != PTD_HEADER_MAGIC:
         raise CheckFailed(
@@ -68,26 +54,26 @@ def ptd_index(path: Path) -> dict[str, int]:
         )
     try:
         base = struct.unpack_from("<Q", buf, 32)[0]
-        root = _u32(buf, 0)
-        seg_start, seg_len = _vector(buf, root, 1)
-        named_start, named_len = _vector(buf, root, 2)
+        root = Table(buf, flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, 0))
+        seg_start, seg_len = _vector(root, 1)
+        named_start, named_len = _vector(root, 2)
         found = {}
         for i in range(named_len):
-            entry = _table(buf, named_start, i)
-            key_pos = _field(buf, entry, 0)
-            key_at = key_pos + _u32(buf, key_pos)
-            key = buf[key_at + 4 : key_at + 4 + _u32(buf, key_at)].decode("utf-8", "replace")
-            index = _scalar(buf, entry, 1, "<I")
+            entry = _element(root, named_start, i)
+            key_off = entry.Offset(4)
+            key = entry.String(key_off + entry.Pos).decode("utf-8", "replace") if key_off else ""
+            index = entry.GetSlot(6, 0, flatbuffers.number_types.Uint32Flags)
             ensure(index < seg_len, f"{path.name}: named data {key!r} names segment {index} of {seg_len}")
-            segment = _table(buf, seg_start, index)
-            offset, size = _scalar(buf, segment, 0, "<Q"), _scalar(buf, segment, 1, "<Q")
+            segment = _element(root, seg_start, index)
+            offset = segment.GetSlot(4, 0, flatbuffers.number_types.Uint64Flags)
+            size = segment.GetSlot(6, 0, flatbuffers.number_types.Uint64Flags)
             ensure(
                 base + offset + size <= len(buf),
                 f"{path.name}: named data {key!r} [{base + offset}, +{size}) runs past the end ({len(buf)} bytes)",
             )
             found[key] = size
         return found
-    except (struct.error, IndexError) as exc:
+    except (struct.error, IndexError, ValueError) as exc:
         raise CheckFailed(f"{path.name} is a malformed .ptd file: {exc}") from None
 
 
