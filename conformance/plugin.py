@@ -51,13 +51,15 @@ def _status(report: pytest.TestReport) -> tuple[str, str] | None:
         if report.skipped:
             return "expected_failure", report.wasxfail
         return "unexpected_pass", f"expected to fail ({report.wasxfail}) but passed"
-    if report.when == "call":
-        return ("passed", "") if report.passed else ("failed", reason)
-    if report.skipped:
+    if report.skipped:  # declared (setup) or raised by the check (call)
         return "not_applicable", reason.removeprefix("Skipped: ").removeprefix("not applicable: ")
-    if report.failed:
+    if report.when == "call":
+        if report.passed:
+            return "passed", ""
         if "[XPASS(strict)]" in reason:
             return "unexpected_pass", reason
+        return "failed", reason
+    if report.failed:
         return "error", reason
     return None
 

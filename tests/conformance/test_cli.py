@@ -183,3 +183,15 @@ def test_conditional_checks_do_not_block_certification_of_backends_without_the_c
     backend = dict(report["backend"], capabilities=[])
     assert verify_report(seal(dict(report, results=exempt, backend=backend))) == []
     assert any("NDATA-1 is not applicable" in p for p in verify_report(seal(dict(report, results=exempt))))
+
+
+def test_checks_that_raise_not_applicable_are_reported_as_such(tmp_path):
+    """NotApplicable raised inside a check (here: no named data declared) is
+    'not_applicable', not a failure."""
+    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:NO_NAMED_DATA", "--checks", "NDATA")
+    assert code == 0, output
+    results = results_by_id(report)
+    assert {r["outcome"] for r in results.values()} == {"not_applicable"}
+    assert all("declares no named data support" in r["reason"] for r in results.values())
+    assert all(r["applies_if"] == "named_data" for r in results.values())
+    assert report["backend"]["capabilities"] == [] and report["verdict"] == "conformant"

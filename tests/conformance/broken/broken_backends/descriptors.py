@@ -79,3 +79,6 @@ ACCEPTS_INCOMPATIBLE = variant(
     load_runtime=runtime_loader("liblenient_backend.so"),
     runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
 )
+
+# Not broken: the reference backend without the optional named-data capability.
+NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None)
