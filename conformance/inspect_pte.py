@@ -37,14 +37,18 @@ def _load_backends(specs: list[str]) -> list[str]:
     return lines
 
 
-def runtime_status(data: bytes, method_names: list[str]) -> list[str]:
-    """One line per method: loads here, or the error and the runtime's log."""
+def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] = ()) -> list[str]:
+    """Whether each delegate's backend is registered here, then one line per
+    method: loads here, or the error and the runtime's log."""
     try:
         from executorch.runtime import Runtime
     except ImportError as exc:
         return [f"no ExecuTorch runtime importable here ({exc})"]
     registered = set(Runtime.get().backend_registry.registered_backend_names)
     lines = [f"registered backends: {', '.join(sorted(registered)) or 'none'}"]
+    for backend_id in dict.fromkeys(backend_ids):
+        state = "registered" if backend_id in registered else "NOT registered in this process (load its runtime first)"
+        lines.append(f"backend {backend_id}: {state}")
     for name in method_names:
         error, log = load_error(data, name)
         if error is None:
@@ -66,5 +70,5 @@ def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
     out.append("")
     registered_note += _load_backends(load or [])
     out += registered_note
-    out += runtime_status(data, [p.name for p in program.execution_plans])
+    out += runtime_status(data, [p.name for p in program.execution_plans], [d.backend_id for d in program.delegates()])
     return "\n".join(out)

@@ -112,7 +112,8 @@ def test_inspect_without_load_says_the_backend_is_not_registered(golden_referenc
     registered = next(line for line in out.splitlines() if line.startswith("registered backends:"))
     assert BACKEND_ID not in registered
     assert "method 'forward': does NOT load:" in out
-    # The CLI itself does not name the missing backend; the runtime's log line does.
+    assert f"backend {BACKEND_ID}: NOT registered in this process (load its runtime first)" in out
+    # The runtime's own log line says it too.
     assert any(
         line.startswith("    runtime log:") and f"Backend {BACKEND_ID} is not registered" in line
         for line in out.splitlines()
