@@ -6,16 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-MUST = "MUST"
-SHOULD = "SHOULD"
-
-
-class CheckFailed(AssertionError):
-    """The backend does not meet the clause; the message names the defect."""
-
-
-class NotApplicable(Exception):
-    """The check does not apply to this backend; the message says why."""
+from conformance.outcomes import MUST, SHOULD, CheckFailed, NotApplicable, ensure  # noqa: F401  (re-exported)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,9 +55,3 @@ def _sort_key(check_id: str) -> tuple:
     area, _, number = check_id.partition("-")
     order = ["AOT", "BLOB", "SER", "RT", "NDATA", "PKG"]
     return (order.index(area) if area in order else len(order), area, int(number))
-
-
-def ensure(condition: bool, message: str) -> None:
-    """Raises CheckFailed(message) unless ``condition``."""
-    if not condition:
-        raise CheckFailed(message)

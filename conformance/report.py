@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-OUTCOMES = ("passed", "failed", "error", "not_applicable", "expected_failure", "unexpected_pass")
+from conformance.outcomes import OUTCOMES  # noqa: F401  (re-exported)
 
 
 def canonical_bytes(report: dict[str, Any]) -> bytes:
