@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -18,15 +17,56 @@ def _plugin_installed() -> bool:
     return any(ep.value == "conformance.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
 
 
+#: Exit codes of ``executorch-conformance run`` (docs/certification.md).
+EXIT_OK = 0  # conformant, or certified in certify mode
+EXIT_NOT_CONFORMANT = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+EXIT_DESCRIPTOR = 4
+EXIT_INTERRUPTED = 130
+
+
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
+    from conformance.descriptor import DescriptorError, load_descriptor
+    from conformance.plugin import parse_selection
+
+    if args.workers < 1:
+        raise UsageError(f"-n/--workers must be 1 (in this process) or more, not {args.workers}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    if args.checks is not None:
+        if args.certify:
+            raise UsageError("--certify runs every check; it cannot be combined with --checks")
+        try:
+            parse_selection(args.checks)
+        except pytest.UsageError as exc:
+            raise UsageError(str(exc).replace("--et-checks", "--checks")) from None
+    if args.expectations:
+        from conformance.checks import check_ids
+        from conformance.expectations import ExpectationsError, load_expectations
+
+        try:
+            load_expectations(args.expectations, check_ids())
+        except ExpectationsError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        load_descriptor(args.backend)
+    except DescriptorError as exc:
+        print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
+        return EXIT_DESCRIPTOR
+
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
+    report_path = report_dir / "report.json"
+    report_path.unlink(missing_ok=True)
     pytest_args = [
         "--pyargs", "conformance.suite",
         "--et-backend", args.backend,
-        "--et-report", str(report_dir / "report.json"),
+        "--et-report", str(report_path),
+        "--et-timeout", str(args.timeout),
+        "--et-command", shlex.join(["executorch-conformance", *(args.argv or [])]),
         "--junitxml", str(report_dir / "junit.xml"),
         "-p", "no:cacheprovider",
         "-o", "addopts=",
@@ -40,22 +80,31 @@ def _run(args: argparse.Namespace) -> int:
     if args.certify:
         pytest_args.append("--et-certify")
     if args.checks:
-        if args.certify:
-            raise ValueError("--certify runs every check; it cannot be combined with --checks")
         pytest_args += ["--et-checks", args.checks]
     if args.workers != 1:
         pytest_args += ["-n", str(args.workers)]
     else:
         pytest_args += ["-p", "no:xdist"]
-    os.environ["EXECUTORCH_CONFORMANCE_COMMAND"] = shlex.join(["executorch-conformance", *sys.argv[1:]])
     code = pytest.main(pytest_args)
-    report_path = report_dir / "report.json"
-    if report_path.exists():
-        from conformance.badge import write_badge
+    if not report_path.exists():
+        print("executorch-conformance run: no report was written (see the output above)", file=sys.stderr)
+        return EXIT_INTERRUPTED if code == pytest.ExitCode.INTERRUPTED else EXIT_INTERNAL
+    report = json.loads(report_path.read_text())
+    print(f"junit: {(report_dir / 'junit.xml').resolve()}")
+    if report.get("interrupted"):
+        for stale in ("badge.svg", "badge.json"):
+            (report_dir / stale).unlink(missing_ok=True)
+        print("the run was interrupted: the report says NOT CONFORMANT and no badge was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    from conformance.badge import write_badge
 
-        svg, endpoint = write_badge(json.loads(report_path.read_text()), report_dir)
-        print(f"junit: {(report_dir / 'junit.xml').resolve()}\nbadge: {svg.resolve()} and {endpoint.resolve()}")
-    return int(code)
+    svg, endpoint = write_badge(report, report_dir)
+    print(f"badge: {svg.resolve()} and {endpoint.resolve()}")
+    return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
+
+
+class UsageError(ValueError):
+    """The command line is wrong; the message says how."""
 
 
 def _badge(args: argparse.Namespace) -> int:
@@ -81,7 +130,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from conformance.registry import all_checks
+    from conformance.checks import all_checks
 
     for c in all_checks():
         print(f"{c.id:7} {c.clause:9} {c.level:6} {c.title}")
@@ -106,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
     run.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (1 = in this process)")
+    run.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                     help="the longest a check may wait for the backend's code (default 120)")
     run.set_defaults(func=_run)
 
     badge = sub.add_parser("badge", help="write badge.svg and badge.json for a report")
@@ -134,7 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:

@@ -1,45 +1,64 @@
-"""Shared state of one suite run: the descriptor, and each sample model
-exported, lowered and serialized once, so checks that need the same program
-share it."""
+"""Shared state of one suite run: the descriptor, the vendor process, and every
+result obtained from the vendor's code, computed once (``Memo``) so that the
+checks that need the same artifact share it.
+
+Every call into the vendor's code goes through ``Context._call`` and so runs in
+the vendor process under the timeout: a check waits at most ``timeout``
+seconds for its own calls; shared artifacts (a sample's lowering, the runtime
+load) get the full timeout each and do not count against the check that
+happened to need them first.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from conformance.descriptor import BackendDescriptor
+from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
-from conformance.registry import CheckFailed, NotApplicable
+from conformance.vendor_process import VendorProcess, quote_log
+from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+
+__all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
+
+#: The default per-check timeout in seconds (ExecuTorch's own backend suite uses 120 s per operator test).
+DEFAULT_TIMEOUT_S = 120.0
+
+
+class Memo:
+    """Computes each key once. A result is kept; so is a CheckFailed (and its subclasses: a crash, a
+    timeout), raised again for every later request with a note of the check that first met it."""
+
+    def __init__(self) -> None:
+        self._done: dict[Any, tuple[bool, Any, str | None]] = {}
+
+    def get(self, key: Any, compute: Callable[[], Any], current: str | None = None) -> Any:
+        if key not in self._done:
+            try:
+                self._done[key] = (True, compute(), current)
+            except CheckFailed as exc:
+                self._done[key] = (False, exc, current)
+        ok, value, first = self._done[key]
+        if ok:
+            return value
+        note = f" (found while running {first})" if first and current and first != current else ""
+        raise type(value)(f"{value}{note}")
 
 
 @dataclasses.dataclass(frozen=True)
-class PartitionRecord:
-    """What one partitioner's ``partition()`` returned during real lowering,
-    captured before ExecuTorch rewrites the graph."""
+class Sample:
+    """A sample model's inputs and eager PyTorch outputs, from the vendor process."""
 
-    partitioner: str
-    #: tag -> (backend_id, ((key, value), ...)) from the DelegationSpecs
-    tags: dict[str, tuple[str, tuple[tuple[str, bytes], ...]]]
-    #: (node name, operator schema name, tag) for every tagged call_function
-    tagged_ops: tuple[tuple[str, str, str], ...]
-    #: tags found on nodes (placeholders included)
-    node_tags: frozenset[str]
+    inputs: list[Any]
+    expected: list[Any]
+    digest: str
 
 
-@dataclasses.dataclass
-class Lowered:
-    """A sample model after lowering: the edge manager, the .pte bytes and
-    what each partitioner claimed."""
-
-    edge: Any
-    pte: bytes
-    records: list[PartitionRecord]
-
-
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class NamedDataLowered:
     """The named-data sample lowered with the named-data partitioners: the .pte
     and the .ptd files ExecuTorch wrote next to it (file name -> path)."""
@@ -47,132 +66,159 @@ class NamedDataLowered:
     pte: bytes
     pte_path: Path
     data_files: dict[str, Path]
-    records: list[PartitionRecord]
-
-
-def _op_name(target: Any) -> str:
-    name = getattr(target, "name", None)
-    return name() if callable(name) else str(target)
-
-
-def recording(partitioner: Any, records: list[PartitionRecord]) -> Any:
-    """Wraps a vendor partitioner so that its PartitionResult is recorded."""
-    from executorch.exir.backend.partitioner import Partitioner
-
-    class Recording(Partitioner):
-        def __init__(self) -> None:
-            super().__init__()
-
-        def ops_to_not_decompose(self, ep):
-            return partitioner.ops_to_not_decompose(ep)
-
-        def partition(self, exported_program):
-            result = partitioner.partition(exported_program)
-            tags = {
-                tag: (spec.backend_id, tuple((cs.key, bytes(cs.value)) for cs in spec.compile_specs))
-                for tag, spec in result.partition_tags.items()
-            }
-            graph = result.tagged_exported_program.graph
-            tagged = tuple(
-                (n.name, _op_name(n.target), n.meta["delegation_tag"])
-                for n in graph.nodes
-                if n.op == "call_function" and n.meta.get("delegation_tag")
-            )
-            node_tags = frozenset(n.meta["delegation_tag"] for n in graph.nodes if n.meta.get("delegation_tag"))
-            records.append(PartitionRecord(type(partitioner).__qualname__, tags, tagged, node_tags))
-            return result
-
-    return Recording()
+    records: tuple[PartitionRecord, ...]
 
 
 class Context:
-    """Lazily computed artifacts for the checks; failures are remembered and
-    re-raised as CheckFailed by every check that needs the artifact."""
+    """Lazily obtained results of the vendor's code for the checks of one run."""
 
-    def __init__(self, descriptor: BackendDescriptor) -> None:
+    def __init__(self, descriptor: BackendDescriptor, spec: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
+        without it the descriptor object itself is sent there (pickled with cloudpickle)."""
         self.descriptor = descriptor
-        self._runtime_error: BaseException | None = None
-        self._runtime_loaded = False
-        self._lowered: dict[str, Lowered | CheckFailed] = {}
-        self._failed_records: dict[str, list[PartitionRecord]] = {}
-        self.last_records: list[PartitionRecord] = []
-        self._named_data: NamedDataLowered | CheckFailed | None = None
-        self._scratch: tempfile.TemporaryDirectory | None = None
+        if spec is None:
+            import cloudpickle
+
+            spec = cloudpickle.dumps(descriptor)
+        self.spec = spec
+        self.timeout = float(timeout)
+        self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
+        self.vendor = VendorProcess(spec, self.scratch_dir())
+        self._memo = Memo()
+        self.current_check: str | None = None
+        self._deadline = float("inf")
+        self._programs: dict[bytes, PteProgram] = {}
+
+    # ----------------------------------------------------------------- run bookkeeping
+
+    def start_check(self, check_id: str) -> None:
+        """Starts the clock of ``check_id``: its own vendor calls share ``timeout`` seconds."""
+        self.current_check = check_id
+        self._deadline = time.monotonic() + self.timeout
+
+    def close(self) -> None:
+        self.vendor.close()
+        self._scratch.cleanup()
+
+    def scratch_dir(self) -> Path:
+        """A directory that lives as long as this context."""
+        return Path(self._scratch.name)
+
+    def _call(self, task: str, *args: Any, what: str, with_log: bool = False) -> Any:
+        """A call of the check that runs now, bounded by what is left of its timeout."""
+        left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
+        timeout = min(self.timeout, left)
+        if with_log:
+            return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
+        return self.vendor.call(task, *args, what=what, timeout=timeout)
+
+    def _shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """A memoized artifact: computed with the full timeout, its time not charged to the check."""
+
+        def timed() -> Any:
+            started, deadline = time.monotonic(), self._deadline
+            self._deadline = float("inf")
+            try:
+                return compute()
+            finally:
+                self._deadline = deadline + (time.monotonic() - started)
+
+        return self._memo.get(key, timed, self.current_check)
+
+    # ----------------------------------------------------------------- samples
 
     @property
     def primary(self) -> str:
         """The name of the first sample model, used by single-program checks."""
         return self.descriptor.sample_models[0].name
 
-    @functools.lru_cache(maxsize=None)
-    def model(self, name: str) -> tuple[Any, tuple[Any, ...]]:
-        """(module in eval mode, inputs) of a sample model, made with a fixed seed."""
-        import torch
+    def delegated_samples(self) -> list[str]:
+        return [m.name for m in self.descriptor.sample_models if m.delegated]
 
-        torch.manual_seed(0)
-        module, inputs = self.descriptor.sample(name).make()
-        return module.eval(), tuple(inputs)
+    def sample(self, name: str) -> Sample:
+        """The sample's inputs and eager outputs (made in the vendor process with torch.manual_seed(0))."""
 
-    def export(self, name: str):
-        import torch
+        def compute() -> Sample:
+            data = self._call("sample", name, what=f"make() and eager forward of sample model {name!r}")
+            return Sample(unpack(data["inputs"]), unpack(data["expected"]), data["digest"])
 
-        module, inputs = self.model(name)
-        return torch.export.export(module, inputs)
+        return self._shared(("sample", name), compute)
 
-    def partitioners(self) -> list[Any]:
-        """Fresh partitioner instances from the descriptor."""
-        partitioners = list(self.descriptor.make_partitioners())
-        if not partitioners:
-            raise CheckFailed("make_partitioners() returned no partitioner")
-        return partitioners
+    def fresh_cases(self, name: str, seed: int, count: int) -> list[tuple[list[Any], list[Any]]] | None:
+        """``count`` fresh (inputs, eager outputs) from the sample's make_inputs, or None if it has none."""
+        cases = self._call("fresh_cases", name, seed, count, what=f"make_inputs() of sample model {name!r}")
+        return None if cases is None else [(unpack(c["inputs"]), unpack(c["expected"])) for c in cases]
 
-    def lower_fresh(self, name: str) -> Lowered:
-        """Exports and lowers ``name`` anew (no cache), with fresh partitioners."""
-        self.last_records = records = []
-        try:
-            from executorch.exir import to_edge_transform_and_lower
+    # ----------------------------------------------------------------- lowering
 
-            wrapped = [recording(p, records) for p in self.partitioners()]
-            edge = to_edge_transform_and_lower(self.export(name), partitioner=wrapped)
-            return Lowered(edge=edge, pte=edge.to_executorch().buffer, records=records)
-        except CheckFailed:
-            raise
-        except Exception as exc:  # the vendor's code failed: that is the finding
-            raise CheckFailed(
-                f"lowering sample model {name!r} with the backend's partitioners failed: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+    def partitioner_types(self, which: str = "default") -> list[tuple[str, bool]]:
+        label = "make_partitioners()" if which == "default" else "named_data.make_partitioners()"
+        return self._shared(("partitioners", which), lambda: self._call("describe_partitioners", which, what=label))
 
-    def partition_records(self, name: str) -> list[PartitionRecord]:
+    def _lower(self, name: str, which: str = "default", out_dir: Path | None = None,
+               vendor: VendorProcess | None = None) -> Lowering:
+        digest = self.sample(name).digest
+        args = ("lower", name, which, str(out_dir) if out_dir else None, digest)
+        what = f"export and lowering of sample model {name!r}"
+        if vendor is None:
+            return self._call(*args, what=what)
+        return vendor.call(*args, what=what, timeout=self.timeout)
+
+    def lowering(self, name: str) -> Lowering:
+        """The first lowering of ``name`` (memoized), successful or not."""
+        return self._shared(("lowering", name), lambda: self._lower(name))
+
+    def lowered(self, name: str) -> Lowering:
+        """The lowering of ``name``; CheckFailed if it failed."""
+        lowering = self.lowering(name)
+        if lowering.error:
+            raise CheckFailed(f"lowering sample model {name!r} failed: {lowering.error}")
+        return lowering
+
+    def partition_records(self, name: str) -> tuple[PartitionRecord, ...]:
         """What the partitioners claimed for ``name``, even if lowering then failed."""
-        try:
-            return self.lowered(name).records
-        except CheckFailed:
-            if self._failed_records.get(name):
-                return self._failed_records[name]
-            raise
+        lowering = self.lowering(name)
+        if lowering.error and not lowering.records:
+            raise CheckFailed(f"lowering sample model {name!r} failed before any partitioner ran: {lowering.error}")
+        return lowering.records
 
-    def lowered(self, name: str) -> Lowered:
-        """``lower_fresh(name)`` once; a failure is remembered and raised again."""
-        if name not in self._lowered:
-            try:
-                self._lowered[name] = self.lower_fresh(name)
-            except CheckFailed as exc:
-                self._lowered[name] = exc
-                self._failed_records[name] = list(self.last_records)
-        result = self._lowered[name]
-        if isinstance(result, CheckFailed):
-            raise CheckFailed(str(result))
-        return result
+    def lower_fresh(self, name: str) -> Lowering:
+        """Exports and lowers ``name`` again in the vendor process (no cache)."""
+        lowering = self._lower(name)
+        if lowering.error:
+            raise CheckFailed(f"lowering sample model {name!r} again failed: {lowering.error}")
+        return lowering
+
+    def lower_in_new_process(self, name: str) -> Lowering:
+        """Exports and lowers ``name`` in a process of its own, started for this."""
+        scratch = self.scratch_dir() / f"fresh-{name}"
+        scratch.mkdir(exist_ok=True)
+        vendor = VendorProcess(self.spec, scratch)
+        try:
+            lowering = self._lower(name, vendor=vendor)
+        finally:
+            vendor.close()
+        if lowering.error:
+            raise CheckFailed(f"lowering sample model {name!r} in a new process failed: {lowering.error}")
+        return lowering
 
     def pte(self, name: str) -> bytes:
         return self.lowered(name).pte
 
-    def scratch_dir(self) -> Path:
-        """A directory that lives as long as this context."""
-        if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
-        return Path(self._scratch.name)
+    def read(self, pte: bytes) -> PteProgram:
+        if pte not in self._programs:
+            self._programs[pte] = read_pte(pte)
+        return self._programs[pte]
+
+    def program(self, name: str) -> PteProgram:
+        return self.read(self.pte(name))
+
+    def backend_delegates(self, name: str) -> list[Delegate]:
+        """The delegates of this backend in the .pte of ``name``."""
+        return [d for d in self.program(name).delegates() if d.backend_id == self.descriptor.backend_id]
+
+    # ----------------------------------------------------------------- named data
 
     def require_named_data(self):
         """The descriptor's NamedDataSupport, or NotApplicable if it declares none."""
@@ -182,67 +228,77 @@ class Context:
         return support
 
     def named_data_lowered(self) -> NamedDataLowered:
-        """The named-data sample lowered once with the named-data partitioners,
-        written as model.pte plus its .ptd files; a failure is remembered."""
-        if self._named_data is None:
-            support = self.require_named_data()
-            records: list[PartitionRecord] = []
-            try:
-                from executorch.exir import to_edge_transform_and_lower
+        """The named-data sample lowered once with the named-data partitioners, written as model.pte plus its
+        .ptd files."""
+        support = self.require_named_data()
 
-                partitioners = list(support.make_partitioners())
-                if not partitioners:
-                    raise CheckFailed("named_data.make_partitioners() returned no partitioner")
-                wrapped = [recording(p, records) for p in partitioners]
-                edge = to_edge_transform_and_lower(self.export(support.sample), partitioner=wrapped)
-                program = edge.to_executorch()
-                out = self.scratch_dir() / "named_data"
-                out.mkdir()
-                pte = program.buffer
-                (out / "model.pte").write_bytes(pte)
-                program.write_tensor_data_to_file(str(out))  # TAG.ptd per external tag
-                files = {p.name: p for p in sorted(out.glob("*.ptd"))}
-                self._named_data = NamedDataLowered(pte, out / "model.pte", files, records)
-            except CheckFailed as exc:
-                self._named_data = exc
-            except Exception as exc:  # the vendor's code failed: that is the finding
-                self._named_data = CheckFailed(
+        def compute() -> NamedDataLowered:
+            out = self.scratch_dir() / "named_data"
+            lowering = self._lower(support.sample, "named_data", out)
+            if lowering.error:
+                raise CheckFailed(
                     f"lowering sample model {support.sample!r} with named_data.make_partitioners() failed: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"{lowering.error}"
                 )
-        if isinstance(self._named_data, CheckFailed):
-            raise CheckFailed(str(self._named_data))
-        return self._named_data
+            files = {n: Path(p) for n, p in lowering.data_files.items()}
+            return NamedDataLowered(lowering.pte, out / "model.pte", files, lowering.records)
 
-    @functools.lru_cache(maxsize=None)
-    def program(self, name: str) -> PteProgram:
-        return read_pte(self.pte(name))
+        return self._shared(("named_data",), compute)
 
-    def backend_delegates(self, name: str) -> list[Delegate]:
-        """The delegates of this backend in the .pte of ``name``."""
-        return [d for d in self.program(name).delegates() if d.backend_id == self.descriptor.backend_id]
+    # ----------------------------------------------------------------- the runtime
 
-    def delegated_samples(self) -> list[str]:
-        return [m.name for m in self.descriptor.sample_models if m.delegated]
-
-    def require_runtime(self) -> None:
-        """Loads the backend's runtime into this process once, or raises
-        NotApplicable (no runtime declared) / CheckFailed (loading failed)."""
+    def runtime_load(self) -> RuntimeLoad:
+        """What loading the runtime did in a fresh vendor process (the first load of the run)."""
         if self.descriptor.load_runtime is None:
             raise NotApplicable("the descriptor declares no runtime for this host (load_runtime is None)")
-        if not self._runtime_loaded and self._runtime_error is None:
-            try:
-                self.descriptor.load_runtime()
-                self._runtime_loaded = True
-            except Exception as exc:
-                self._runtime_error = exc
-        if self._runtime_error is not None:
-            raise CheckFailed(
-                f"loading the runtime failed: {type(self._runtime_error).__name__}: {self._runtime_error}"
-            )
+        return self._shared(("runtime",), lambda: self._call("load_runtime", what="load_runtime()"))
 
-    def run(self, pte: bytes, inputs, method: str = "forward"):
-        """Loads ``pte`` with the standard runtime API and executes ``method``."""
-        from executorch.runtime import Runtime
+    def require_runtime(self) -> RuntimeLoad:
+        """The runtime load, or NotApplicable (no runtime declared) / CheckFailed (loading failed)."""
+        load = self.runtime_load()
+        if load.error:
+            raise CheckFailed(f"loading the runtime failed: {load.error}")
+        return load
 
-        return Runtime.get().load_program(pte).load_method(method).execute(list(inputs))
+    def execute(self, pte: bytes | Path, inputs: list[Any], what: str, data_path: Path | None = None) -> list[Any]:
+        """Loads ``pte`` with the standard runtime API and executes forward once; the outputs, or
+        CheckFailed naming the step, the runtime's error and its log lines."""
+        self.require_runtime()
+        program = str(pte) if isinstance(pte, Path) else pte
+        data = str(data_path) if data_path else None
+        result, log = self._call("execute", program, data, what, pack(list(inputs)), what=f"execute of {what}",
+                                 with_log=True)
+        if "error" in result:
+            raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
+        return unpack(result["outputs"])
+
+    def try_load(self, pte: bytes | Path, what: str, data_path: Path | None = None,
+                 inputs: list[Any] | None = None) -> tuple[str | None, int | None, str]:
+        """(the error loading/executing raised or None, outputs returned, what the runtime logged)."""
+        self.require_runtime()
+        program = str(pte) if isinstance(pte, Path) else pte
+        result, log = self._call(
+            "try_load", program, str(data_path) if data_path else None, what,
+            None if inputs is None else pack(list(inputs)), what=f"load of {what}", with_log=True,
+        )
+        return result["error"], result["outputs"], log
+
+    def execute_repeatedly(self, programs: list[tuple[str, bytes]], rounds: list[dict[str, list[Any]]],
+                           copies: int) -> dict[tuple[str, int, int], list[Any]]:
+        """Outputs by (sample, copy, round); see vendor_worker.execute_repeatedly."""
+        self.require_runtime()
+        packed = [{name: pack(list(inputs)) for name, inputs in r.items()} for r in rounds]
+        result, log = self._call("execute_repeatedly", programs, packed, copies,
+                                 what="repeated execution of the samples", with_log=True)
+        if "error" in result:
+            raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
+        return {key: unpack(value) for key, value in result["outputs"].items()}
+
+    def executorch_version(self) -> str:
+        """The executorch version of the vendor process (the exporter and the runtime)."""
+        return self._shared(("executorch_version",), lambda: self._call("executorch_version", what="version"))
+
+
+
+def _logged(log: str) -> str:
+    return quote_log([line for line in log.splitlines() if line.strip()])

@@ -25,7 +25,10 @@ class SampleModel:
     """A model the backend claims to run: ``make()`` returns (module, example inputs).
 
     ``delegated`` says whether lowering must delegate at least one subgraph;
-    ``rtol``/``atol`` are the tolerances the backend declares against eager PyTorch.
+    ``rtol``/``atol`` are the tolerances the backend declares against eager PyTorch;
+    ``make_inputs(generator)``, if given, returns fresh inputs for the repeated-use
+    check (RT-4), drawn from the ``torch.Generator`` it is handed; without it RT-4
+    reuses the sample's own inputs.
     """
 
     name: str
@@ -33,6 +36,7 @@ class SampleModel:
     rtol: float = 1e-5
     atol: float = 1e-5
     delegated: bool = True
+    make_inputs: Callable[[Any], tuple[Any, ...]] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +109,16 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
         )
     if not obj.sample_models:
         raise DescriptorError(f"{where} declares no sample_models; the suite needs at least one")
+    for i, m in enumerate(obj.sample_models):
+        if not isinstance(m, SampleModel):
+            raise DescriptorError(f"{where}.sample_models[{i}] is a {type(m).__name__}, not a SampleModel")
+        if not callable(m.make):
+            raise DescriptorError(f"{where}.sample_models[{i}] ({m.name!r}): make is not callable")
+    for attr in ("make_partitioners", "runtime_libraries"):
+        if not callable(getattr(obj, attr)):
+            raise DescriptorError(f"{where}.{attr} is a {type(getattr(obj, attr)).__name__}, not callable")
+    if obj.load_runtime is not None and not callable(obj.load_runtime):
+        raise DescriptorError(f"{where}.load_runtime is a {type(obj.load_runtime).__name__}, not callable or None")
     names = [m.name for m in obj.sample_models]
     if len(set(names)) != len(names):
         raise DescriptorError(f"{where} has duplicate sample model names: {names}")
@@ -136,10 +150,19 @@ def load_descriptor(spec: str) -> BackendDescriptor:
             )
         spec = found[spec]
     module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise DescriptorError(
+            f"backend {spec!r} is not 'module:attribute' (module {module_name or '(empty)'!r}, attribute "
+            f"{attr or '(empty)'!r}); for example --backend your_package.conformance:DESCRIPTOR"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from exc
+        raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # the vendor's module raised while being imported
+        raise DescriptorError(
+            f"importing {module_name!r} for backend {spec!r} raised {type(exc).__name__}: {exc}"
+        ) from None
     try:
         obj = getattr(module, attr)
     except AttributeError:

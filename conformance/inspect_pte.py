@@ -7,8 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.blob_header import HeaderError, read_header
-from conformance.checks.runtime import load_error
+from conformance.fdcapture import capture_stderr
 from conformance.pte import describe, read_pte
+
+
+def load_error(pte: bytes, method: str = "forward") -> tuple[str | None, str]:
+    """(the error loading ``method`` raised or None, what the runtime logged meanwhile)."""
+    from executorch.runtime import Runtime
+
+    error = None
+    with capture_stderr() as log:
+        try:
+            Runtime.get().load_program(pte).load_method(method)
+        except RuntimeError as exc:
+            error = str(exc)
+    return error, log[0]
 
 
 def _header_line(data: bytes) -> str:

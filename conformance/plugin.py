@@ -1,24 +1,31 @@
 """The pytest plugin: options, the shared context, expectations, the results
-table and the JSON report. Inactive unless ``--et-backend`` is given."""
+table and the JSON report. Inactive unless ``--et-backend`` is given.
+
+The run's state is one ``ConformanceRun`` kept in ``config.stash`` (on the
+controller and on every xdist worker). The report always holds every selected
+check: one that never reported (interrupted run, lost worker) is ``not_run``,
+and the verdict is computed over that full list.
+"""
 
 from __future__ import annotations
 
-import datetime
-import os
-import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.checks import all_checks
+from conformance.context import DEFAULT_TIMEOUT_S
 from conformance.descriptor import DescriptorError, load_descriptor
 from conformance.expectations import ExpectationsError, load_expectations
-from conformance.registry import all_checks
-from conformance.report import file_sha256, verdict, write_report
-from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
+from conformance.outcomes import (
+    CRASHED, ERROR, EXPECTED_FAILURE, FAILED, LABELS, NOT_APPLICABLE, NOT_RUN, OUTCOMES, PASSED, UNEXPECTED_PASS,
+)
+from conformance.registry import AREAS
+from conformance.report import build_report, write_report
+
+RUN_KEY = pytest.StashKey["ConformanceRun"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,39 +35,72 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--et-certify", action="store_true", help="no expected failures; every mandatory check must pass")
     group.addoption("--et-report", metavar="JSON", help="where to write the JSON report")
     group.addoption("--et-checks", metavar="IDS", help="comma-separated check IDs or areas (AOT, RT, ...) to run")
+    group.addoption(
+        "--et-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
+        help=f"the longest a check may wait for the backend's code (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    group.addoption("--et-command", help="the command line to record in the report (set by executorch-conformance)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("et_backend"):
-        config.pluginmanager.register(ConformanceRun(config), "executorch-conformance-run")
+        run = ConformanceRun(config)
+        config.stash[RUN_KEY] = run
+        config.pluginmanager.register(run, "executorch-conformance-run")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None:
+        run.close()
+        del config.stash[RUN_KEY]
+        config.pluginmanager.unregister(run)
 
 
 @pytest.fixture(scope="session")
 def et_context(request: pytest.FixtureRequest):
     """The Context of this run (one per pytest process, shared by all checks)."""
-    run = request.config.pluginmanager.get_plugin("executorch-conformance-run")
+    run = request.config.stash.get(RUN_KEY, None)
     if run is None:
         pytest.skip("no backend given: pass --et-backend NAME or MODULE:ATTR")
     return run.context()
 
 
+def parse_selection(text: str | None) -> set[str] | None:
+    """The check IDs and areas of ``--et-checks``; a usage error names any that is unknown."""
+    if text is None:
+        return None
+    wanted = {s.strip() for s in text.split(",") if s.strip()}
+    ids = {c.id for c in all_checks()}
+    unknown = sorted(w for w in wanted if w not in ids and w not in AREAS)
+    if unknown or not wanted:
+        raise pytest.UsageError(
+            f"--et-checks {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
+            f"give check IDs ({', '.join(sorted(ids))}) or areas ({', '.join(AREAS)})"
+        )
+    return wanted
+
+
 def _status(report: pytest.TestReport) -> tuple[str, str] | None:
     """(outcome, reason) of a check's report, or None for phases that add nothing."""
+    props = dict(report.user_properties)
     reason = _reason(report)
     if hasattr(report, "wasxfail"):
         if report.skipped:
-            return "expected_failure", report.wasxfail
-        return "unexpected_pass", f"expected to fail ({report.wasxfail}) but passed"
+            return EXPECTED_FAILURE, report.wasxfail
+        return UNEXPECTED_PASS, f"expected to fail ({report.wasxfail}) but passed"
     if report.skipped:  # declared (setup) or raised by the check (call)
-        return "not_applicable", reason.removeprefix("Skipped: ").removeprefix("not applicable: ")
+        return NOT_APPLICABLE, reason.removeprefix("Skipped: ").removeprefix("not applicable: ")
+    if "crashed while running" in reason:  # an xdist worker died (the vendor process should have)
+        return CRASHED, reason
     if report.when == "call":
         if report.passed:
-            return "passed", ""
+            return PASSED, props.get("note", "")
         if "[XPASS(strict)]" in reason:
-            return "unexpected_pass", reason
-        return "failed", reason
+            return UNEXPECTED_PASS, reason
+        return props.get("outcome", FAILED), reason
     if report.failed:
-        return "error", reason
+        return ERROR, reason
     return None
 
 
@@ -81,8 +121,9 @@ class ConformanceRun:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.checks = {c.id: c for c in all_checks()}
+        self.spec = config.getoption("et_backend")
         try:
-            self.descriptor = load_descriptor(config.getoption("et_backend"))
+            self.descriptor = load_descriptor(self.spec)
             self.expectations = load_expectations(config.getoption("et_expectations"), list(self.checks))
         except (DescriptorError, ExpectationsError) as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -95,17 +136,28 @@ class ConformanceRun:
         selected = config.getoption("et_checks")
         if selected and self.certify:
             raise pytest.UsageError("--et-certify runs every check; it cannot be combined with --et-checks")
-        self.selected = {s.strip() for s in selected.split(",")} if selected else None
+        self.selected = parse_selection(selected)
+        self.timeout = float(config.getoption("et_timeout"))
+        if not self.timeout > 0:
+            raise pytest.UsageError(f"--et-timeout must be a positive number of seconds, not {self.timeout:g}")
+        self.expected_ids = [i for i in self.checks if self._wanted(i)]
         self.results: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
+        self.interrupted = False
+        self.report: dict[str, Any] | None = None
         self._context = None
 
     def context(self):
         if self._context is None:
             from conformance.context import Context
 
-            self._context = Context(self.descriptor)
+            self._context = Context(self.descriptor, self.spec, self.timeout)
         return self._context
+
+    def close(self) -> None:
+        if self._context is not None:
+            self._context.close()
+            self._context = None
 
     def _wanted(self, check_id: str) -> bool:
         return self.selected is None or check_id in self.selected or check_id.split("-")[0] in self.selected
@@ -137,106 +189,78 @@ class ConformanceRun:
             items[:] = keep
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        if "check_id" not in props:
+        check_id = dict(report.user_properties).get("check_id") or _check_id_of(report.nodeid)
+        if check_id not in self.checks:
             return
         status = _status(report)
         if status is None:
             return
         outcome, reason = status
-        previous = self.results.get(props["check_id"])
-        if previous and previous["outcome"] != "passed" and outcome == "passed":
-            return
-        self.results[props["check_id"]] = {
-            "id": props["check_id"],
-            "clause": props["clause"],
-            "level": props["level"],
-            "title": props["title"],
-            "applies_if": props.get("applies_if") or None,
-            "outcome": outcome,
-            "reason": reason,
-            "duration_s": round(report.duration, 3),
-        }
+        previous = self.results.get(check_id)
+        if previous and previous["outcome"] != PASSED and outcome == PASSED:
+            return  # a teardown pass does not undo a failed call
+        self.results[check_id] = self._result(check_id, outcome, reason, report.duration)
 
-    def ordered_results(self) -> list[dict[str, Any]]:
-        return [self.results[i] for i in self.checks if i in self.results]
-
-    def build_report(self) -> dict[str, Any]:
-        import importlib.metadata as md
-
-        results = self.ordered_results()
-        capabilities = self.descriptor.capabilities()
-        verdict_text, reasons, warnings = verdict(results, self.certify, capabilities)
-        libraries = []
-        try:
-            for path in self.descriptor.runtime_libraries():
-                libraries.append({"path": str(path), "sha256": file_sha256(path)})
-        except OSError as exc:
-            libraries.append({"path": str(exc.filename), "sha256": None, "error": str(exc)})
-
-        def version(dist: str) -> str | None:
-            try:
-                return md.version(dist)
-            except md.PackageNotFoundError:
-                return None
-
-        summary = {o: sum(r["outcome"] == o for r in results) for o in
-                   ("passed", "failed", "error", "not_applicable", "expected_failure", "unexpected_pass")}
-        summary["total"] = len(results)
+    def _result(self, check_id: str, outcome: str, reason: str, duration: float) -> dict[str, Any]:
+        assert outcome in OUTCOMES, outcome
+        c = self.checks[check_id]
         return {
-            "schema": "executorch-conformance-report",
-            "schema_version": REPORT_SCHEMA_VERSION,
-            "suite_version": SUITE_VERSION,
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": os.environ.get("EXECUTORCH_CONFORMANCE_COMMAND") or shlex.join(sys.argv),
-            "mode": "certify" if self.certify else "standard",
-            "environment": {
-                "executorch": version("executorch"),
-                "torch": version("torch"),
-                "python": platform.python_version(),
-                "platform": platform.platform(),
-                "machine": platform.machine(),
-            },
-            "backend": {
-                "id": self.descriptor.backend_id,
-                "distribution": self.descriptor.distribution,
-                "version": self.descriptor.version,
-                "installed_version": version(self.descriptor.distribution),
-                "capabilities": capabilities,
-                "runtime_libraries": libraries,
-            },
-            "results": results,
-            "summary": summary,
-            "verdict": verdict_text,
-            "verdict_reasons": reasons,
-            "warnings": warnings,
-            "certified": verdict_text == "certified",
-            "duration_s": round(time.monotonic() - self.started, 1),
+            "id": c.id, "clause": c.clause, "level": c.level, "title": c.title, "applies_if": c.applies_if,
+            "outcome": outcome, "reason": reason, "duration_s": round(duration, 3),
         }
+
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        self.interrupted = True
+
+    def complete_results(self) -> list[dict[str, Any]]:
+        """A result for every selected check, in the suite's order; the missing ones are not_run."""
+        why = ("the run was interrupted before this check reported" if self.interrupted
+               else "no result was reported for this check (its test process was lost)")
+        return [self.results.get(i) or self._result(i, NOT_RUN, why, 0.0) for i in self.expected_ids]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput"):
+            self.close()
             return  # xdist worker: the controller writes the report
-        self.report = self.build_report()
+        if exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop:
+            self.interrupted = True
+        self.close()
+        self.report = build_report(
+            descriptor=self.descriptor,
+            results=self.complete_results(),
+            certify=self.certify,
+            interrupted=self.interrupted,
+            selected=self.expected_ids,
+            options={
+                "backend": self.spec, "expectations": self.config.getoption("et_expectations"),
+                "certify": self.certify, "checks": self.config.getoption("et_checks"), "timeout": self.timeout,
+                "workers": _workers(self.config),
+            },
+            command=self.config.getoption("et_command"),
+            duration_s=time.monotonic() - self.started,
+        )
         path = self.config.getoption("et_report")
         if path:
             self.report = write_report(self.report, path)
-        if self.certify and not self.report["certified"] and session.exitstatus == 0:
+        if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-        if hasattr(config, "workerinput") or not hasattr(self, "report"):
+        if hasattr(config, "workerinput") or self.report is None:
             return
         tr = terminalreporter
         tr.section(f"executorch conformance: {self.descriptor.backend_id} {self.descriptor.version}")
-        for line in render_table(self.report["results"]):
+        for line in render_table(self.report["results"], tr._tw.fullwidth):
             tr.write_line(line)
         s = self.report["summary"]
         tr.write_line("")
+        bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
         tr.write_line(
-            f"verdict: {self.report['verdict'].upper()} ({self.report['mode']} mode): "
-            f"{s['passed']} passed, {s['failed'] + s['error']} failed, {s['not_applicable']} not applicable, "
-            f"{s['expected_failure']} expected failures, {s['unexpected_pass']} unexpected passes"
+            f"verdict: {self.report['verdict'].upper()} ({self.report['mode']} mode"
+            f"{', interrupted' if self.report['interrupted'] else ''}): "
+            f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
+            f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
+            f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
         )
         for reason in self.report["verdict_reasons"]:
             tr.write_line(f"  - {reason}")
@@ -247,17 +271,31 @@ class ConformanceRun:
             tr.write_line(f"report: {Path(path).resolve()}")
 
 
+def _check_id_of(nodeid: str) -> str | None:
+    """'...test_check[RT-3]' -> 'RT-3' (reports of crashed xdist workers carry no user properties)."""
+    if nodeid.endswith("]") and "[" in nodeid:
+        return nodeid[nodeid.rindex("[") + 1 : -1]
+    return None
+
+
+def _workers(config: pytest.Config) -> int:
+    n = getattr(config.option, "numprocesses", None)
+    return int(n) if isinstance(n, int) and n > 0 else 1
+
+
 def render_table(results: list[dict[str, Any]], width: int = 110) -> list[str]:
-    """The results as aligned text rows: check, clause, level, result, reason."""
-    labels = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "not_applicable": "N/A",
-              "expected_failure": "XFAIL", "unexpected_pass": "XPASS"}
+    """The results as aligned rows (check, clause, level, result, reason); long reasons wrap under the
+    reason column instead of being cut."""
+    import textwrap
+
     rows = [("check", "clause", "level", "result", "reason")]
-    rows += [(r["id"], r["clause"], r["level"], labels[r["outcome"]], r["reason"].replace("\n", " ")) for r in results]
+    rows += [(r["id"], r["clause"], r["level"], LABELS[r["outcome"]], r["reason"].replace("\n", " ")) for r in results]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for row in rows:
         head = "  ".join(cell.ljust(w) for cell, w in zip(row, widths))
-        room = max(20, width - len(head) - 2)
-        reason = row[4] if len(row[4]) <= room else row[4][: room - 1] + "…"
-        lines.append(f"{head}  {reason}".rstrip())
+        room = max(30, width - len(head) - 2)
+        wrapped = textwrap.wrap(row[4], room, break_long_words=True, break_on_hyphens=False) or [""]
+        lines.append(f"{head}  {wrapped[0]}".rstrip())
+        lines += [" " * (len(head) + 2) + more for more in wrapped[1:]]
     return lines

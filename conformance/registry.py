@@ -1,5 +1,7 @@
-"""The checks: each has a stable ID, cites a clause of docs/contract.md, and
-either passes, raises CheckFailed naming the defect, or raises NotApplicable."""
+"""What a check is: a stable ID, the clause of docs/contract.md it verifies, a
+level, a title, and a function ``fn(ctx)`` that returns (optionally a note),
+raises CheckFailed naming the defect, or raises NotApplicable. The ordered list
+of all checks belongs to ``conformance.checks``."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ import dataclasses
 from typing import Callable
 
 from conformance.outcomes import MUST, SHOULD, CheckFailed, NotApplicable, ensure  # noqa: F401  (re-exported)
+
+#: Areas in the order the checks run and are listed.
+AREAS = ("AOT", "BLOB", "SER", "RT", "NDATA", "PKG")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,30 +33,17 @@ class Check:
     def mandatory(self) -> bool:
         return self.level == MUST
 
-
-CHECKS: dict[str, Check] = {}
+    @property
+    def sort_key(self) -> tuple:
+        area, _, number = self.id.partition("-")
+        return (AREAS.index(area) if area in AREAS else len(AREAS), area, int(number))
 
 
 def check(id: str, clause: str, title: str, level: str = MUST, applies_if: str | None = None):
-    """Registers the decorated function ``fn(ctx)`` as a check."""
+    """Marks the decorated function ``fn(ctx)`` as the check ``id`` (found by ``conformance.checks``)."""
 
-    def register(fn: Callable) -> Callable:
-        if id in CHECKS:
-            raise ValueError(f"duplicate check id {id}")
-        CHECKS[id] = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
+    def mark(fn: Callable) -> Callable:
+        fn.conformance_check = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
         return fn
 
-    return register
-
-
-def all_checks() -> list[Check]:
-    """Every registered check, in ID order."""
-    import conformance.checks  # noqa: F401  (registers the checks)
-
-    return [CHECKS[k] for k in sorted(CHECKS, key=_sort_key)]
-
-
-def _sort_key(check_id: str) -> tuple:
-    area, _, number = check_id.partition("-")
-    order = ["AOT", "BLOB", "SER", "RT", "NDATA", "PKG"]
-    return (order.index(area) if area in order else len(order), area, int(number))
+    return mark

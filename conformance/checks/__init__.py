@@ -1,3 +1,29 @@
-"""The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-, PKG-, NDATA-)."""
+"""The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-,
+NDATA-, PKG-), and the ordered list of all of them."""
 
-from conformance.checks import aot, blob, named_data, packaging, runtime, serialization  # noqa: F401
+from __future__ import annotations
+
+import functools
+
+from conformance.checks import aot, blob, named_data, packaging, runtime, serialization
+from conformance.registry import Check
+
+MODULES = (aot, blob, serialization, runtime, named_data, packaging)
+
+
+@functools.cache
+def all_checks() -> tuple[Check, ...]:
+    """Every check, in area and number order; IDs are unique."""
+    found: dict[str, Check] = {}
+    for module in MODULES:
+        for value in vars(module).values():
+            c = getattr(value, "conformance_check", None)
+            if isinstance(c, Check) and c.run is value:
+                if c.id in found:
+                    raise ValueError(f"duplicate check id {c.id} in {module.__name__}")
+                found[c.id] = c
+    return tuple(sorted(found.values(), key=lambda c: c.sort_key))
+
+
+def check_ids() -> list[str]:
+    return [c.id for c in all_checks()]

@@ -3,54 +3,44 @@
 from __future__ import annotations
 
 from conformance.context import Context
-from conformance.registry import CheckFailed, check, ensure
-
-
-def _subclasses(cls: type) -> list[type]:
-    found = []
-    for sub in cls.__subclasses__():
-        found.append(sub)
-        found.extend(_subclasses(sub))
-    return found
+from conformance.outcomes import CheckFailed, ensure
+from conformance.registry import check
 
 
 @check("AOT-1", "C-AOT-1", "make_partitioners() returns executorch Partitioner instances")
 def partitioner_is_partitioner(ctx: Context) -> None:
-    from executorch.exir.backend.partitioner import Partitioner
-
-    for p in ctx.partitioners():
+    for qualname, is_partitioner in ctx.partitioner_types():
         ensure(
-            isinstance(p, Partitioner),
-            f"{type(p).__module__}.{type(p).__qualname__} is not a subclass of "
-            "executorch.exir.backend.partitioner.Partitioner",
+            is_partitioner,
+            f"{qualname} is not a subclass of executorch.exir.backend.partitioner.Partitioner",
         )
 
 
 @check("AOT-2", "C-AOT-2", "DelegationSpec.backend_id names exactly one importable BackendDetails subclass")
 def backend_id_resolves(ctx: Context) -> None:
-    from executorch.exir.backend.backend_details import BackendDetails
-
-    ids = {spec[0] for r in ctx.partition_records(ctx.primary) for spec in r.tags.values()}
+    lowering = ctx.lowering(ctx.primary)
+    records = ctx.partition_records(ctx.primary)
+    ids = {spec[0] for r in records for spec in r.tags.values()}
     ensure(bool(ids), f"the partitioners delegated nothing of sample model {ctx.primary!r}")
-    classes = _subclasses(BackendDetails)
     for backend_id in sorted(ids):
-        matches = [c for c in classes if c.__name__ == backend_id]
         ensure(
-            bool(matches),
+            bool(lowering.backend_classes.get(backend_id)),
             f"DelegationSpec.backend_id {backend_id!r} names no BackendDetails subclass; ExecuTorch "
             "finds the preprocess class by its __name__, so the class must be named exactly like the id "
             "and its module imported before lowering",
         )
-        ensure(
-            len(matches) == 1,
-            f"backend id {backend_id!r} matches {len(matches)} BackendDetails subclasses "
-            f"({', '.join(c.__module__ + '.' + c.__qualname__ for c in matches)}); which one ExecuTorch uses "
-            "is not defined (1.5.1 takes the first in one code path and the last in another)",
-        )
+    own = ctx.descriptor.backend_id
+    ensure(own in ids, f"the partitioners delegate to {sorted(ids)}, the descriptor declares {own!r}")
+    matches = lowering.backend_classes[own]
     ensure(
-        ids == {ctx.descriptor.backend_id},
-        f"the partitioners delegate to {sorted(ids)}, the descriptor declares {ctx.descriptor.backend_id!r}",
+        len(matches) == 1,
+        f"backend id {own!r} matches {len(matches)} BackendDetails subclasses ({', '.join(matches)}); which one "
+        "ExecuTorch uses is not defined (1.5.1 takes the first in one code path and the last in another)",
     )
+    others = sorted(ids - {own})
+    if others:
+        return f"the partitioners also delegate to {', '.join(others)} (other backends are not judged here)"
+    return None
 
 
 @check("AOT-3", "C-AOT-3", "partition tags are consistent with the returned DelegationSpecs")
@@ -64,40 +54,56 @@ def tags_consistent(ctx: Context) -> None:
 
 
 @check("AOT-4", "C-AOT-4", "only operators the backend declares are delegated")
-def claims_only_supported(ctx: Context) -> None:
+def claims_only_supported(ctx: Context) -> str | None:
     supported = ctx.descriptor.supported_ops
+    own = ctx.descriptor.backend_id
+    ignored: set[str] = set()
     for name in [m.name for m in ctx.descriptor.sample_models]:
         for r in ctx.partition_records(name):
-            extra = sorted({op for _, op, _ in r.tagged_ops if op not in supported})
+            mine = {tag for tag, spec in r.tags.items() if spec[0] == own}
+            extra = sorted({op for _, op, tag in r.tagged_ops if tag in mine and op not in supported})
             ensure(
                 not extra,
                 f"{r.partitioner} claimed {', '.join(extra)} in sample model {name!r}, which the backend does "
                 f"not declare in supported_ops; a partitioner must claim only what the runtime executes",
             )
+            ignored |= {target for _, target, tag in r.tagged_non_ops if tag in mine}
+    if ignored:
+        return f"ignored tagged nodes that are not operators: {', '.join(sorted(ignored))}"
+    return None
+
+
+def _differ(first: list[bytes], second: list[bytes], name: str, how: str) -> None:
+    ensure(len(first) == len(second), f"{how} {name!r} gave {len(second)} blobs instead of {len(first)}")
+    for i, (a, b) in enumerate(zip(first, second)):
+        if a != b:
+            at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            raise CheckFailed(
+                f"preprocess is not deterministic: blob {i} of {name!r} differs between the first lowering and "
+                f"{how} (sizes {len(a)} and {len(b)}, first difference at byte {at})"
+            )
 
 
 @check("AOT-5", "C-AOT-5", "preprocess is deterministic: the same program gives the same bytes")
 def preprocess_deterministic(ctx: Context) -> None:
+    own = ctx.descriptor.backend_id
     for name in ctx.delegated_samples():
         first = [d.data for d in ctx.backend_delegates(name)]
-        from conformance.pte import read_pte
-
-        again = read_pte(ctx.lower_fresh(name).pte)
-        second = [d.data for d in again.delegates() if d.backend_id == ctx.descriptor.backend_id]
-        ensure(len(first) == len(second), f"re-lowering {name!r} gave {len(second)} blobs instead of {len(first)}")
-        for i, (a, b) in enumerate(zip(first, second)):
-            if a != b:
-                at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
-                raise CheckFailed(
-                    f"preprocess is not deterministic: blob {i} of {name!r} differs between two lowerings of "
-                    f"the same program (sizes {len(a)} and {len(b)}, first difference at byte {at})"
-                )
+        again = [d.data for d in ctx.read(ctx.lower_fresh(name).pte).delegates() if d.backend_id == own]
+        _differ(first, again, name, "a second lowering in the same process")
+    # Process-dependent state (hash(str), addresses, pids) shows only across processes.
+    name = ctx.delegated_samples()[0] if ctx.delegated_samples() else None
+    if name is not None:
+        first = [d.data for d in ctx.backend_delegates(name)]
+        fresh = [d.data for d in ctx.read(ctx.lower_in_new_process(name).pte).delegates() if d.backend_id == own]
+        _differ(first, fresh, name, "a lowering in a new process")
 
 
 @check("AOT-6", "C-AOT-6", "the partitioner's compile specs are stored with each delegate in the .pte")
 def compile_specs_reach_pte(ctx: Context) -> None:
+    own = ctx.descriptor.backend_id
     for name in ctx.delegated_samples():
-        wanted = sorted({spec[1] for r in ctx.partition_records(name) for spec in r.tags.values()})
+        wanted = sorted({spec[1] for r in ctx.partition_records(name) for spec in r.tags.values() if spec[0] == own})
         stored = sorted({d.compile_specs for d in ctx.backend_delegates(name)})
         ensure(
             stored == wanted,

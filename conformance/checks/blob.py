@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from conformance.blob_header import HeaderError, read_header
 from conformance.context import Context
-from conformance.registry import CheckFailed, check, ensure
-
-
-def version_triple(text: str) -> tuple[int, int, int]:
-    """(major, minor, patch) of a PEP 440 version ("1.5.1+cpu", "1.6.0.dev1")."""
-    from packaging.version import Version
-
-    release = Version(text).release + (0, 0)
-    return release[0], release[1], release[2]
+from conformance.outcomes import CheckFailed, ensure
+from conformance.registry import check
+from conformance.versions import version_triple
 
 
 def headers(ctx: Context):
@@ -38,8 +32,7 @@ def header_present(ctx: Context) -> None:
 
 @check("BLOB-2", "C-BLOB-2", "the header's backend id and versions match the backend and the exporter")
 def header_identity(ctx: Context) -> None:
-    from executorch.version import __version__ as executorch_version
-
+    executorch_version = ctx.executorch_version()
     want_backend = version_triple(ctx.descriptor.version)
     want_et = version_triple(executorch_version)
     for name, i, h in headers(ctx):

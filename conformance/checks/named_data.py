@@ -15,9 +15,10 @@ import flatbuffers
 from flatbuffers.table import Table
 
 from conformance.context import Context, NamedDataLowered
-from conformance.fdcapture import capture_stderr
+from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.probes import assert_outputs_close
 from conformance.pte import read_pte
-from conformance.registry import CheckFailed, NotApplicable, check, ensure
+from conformance.registry import check
 
 PTD_FILE_IDENTIFIER = b"FT01"
 PTD_HEADER_MAGIC = b"FH01"
@@ -115,15 +116,6 @@ def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
     return next(iter(files.values()))
 
 
-def _expected(ctx: Context, inputs):
-    import torch
-
-    module, _ = ctx.model(ctx.descriptor.named_data.sample)
-    with torch.no_grad():
-        out = module(*inputs)
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
 # --------------------------------------------------------------------------- checks
 
 
@@ -180,8 +172,6 @@ def runs_with_data_file(ctx: Context) -> None:
 
     from executorch.runtime import Runtime
 
-    from conformance.checks.runtime import _compare
-
     if "data_path" not in inspect.signature(Runtime.load_program).parameters:
         raise NotApplicable(
             "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
@@ -192,42 +182,30 @@ def runs_with_data_file(ctx: Context) -> None:
     ctx.require_runtime()
     support = ctx.descriptor.named_data
     model = ctx.descriptor.sample(support.sample)
-    _, inputs = ctx.model(support.sample)
-    try:
-        method = Runtime.get().load_program(lowered.pte_path, data_path=data_file).load_method("forward")
-        actual = method.execute(list(inputs))
-    except RuntimeError as exc:
-        raise CheckFailed(
-            f"named-data sample {support.sample!r} failed to load or run with {data_file.name}: {exc}"
-        ) from exc
-    _compare(support.sample, actual, _expected(ctx, inputs), model.rtol, model.atol)
+    sample = ctx.sample(support.sample)
+    actual = ctx.execute(lowered.pte_path, sample.inputs, f"named-data sample {support.sample!r} with {data_file.name}",
+                         data_path=data_file)
+    assert_outputs_close(f"named-data sample {support.sample!r}", actual, sample.expected, model.rtol, model.atol)
 
 
 @check("NDATA-4", "C-NDATA-4", "without its .ptd the program fails to load, with a log line naming what is missing", applies_if="named_data")
 def fails_without_data_file(ctx: Context) -> None:
-    from executorch.runtime import Runtime
-
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)
     ctx.require_runtime()
     sample = ctx.descriptor.named_data.sample
-    _, inputs = ctx.model(sample)
-    error = None
-    outputs = None
-    with capture_stderr() as log:
-        try:
-            method = Runtime.get().load_program(lowered.pte_path).load_method("forward")
-            outputs = method.execute(list(inputs))
-        except RuntimeError as exc:
-            error = str(exc)
+    inputs = ctx.sample(sample).inputs
+    error, outputs, log_text = ctx.try_load(
+        lowered.pte_path, f"named-data sample {sample!r} without {data_file.name}", inputs=inputs
+    )
     ensure(
         error is not None,
         f"named-data sample {sample!r} loaded and ran without {data_file.name} and returned "
-        f"{len(outputs or [])} outputs; a missing data file must be an error, never output",
+        f"{outputs or 0} outputs; a missing data file must be an error, never output",
     )
     names = {data_file.name, data_file.stem, *ptd_index(data_file)}
     ensure(
-        any(name in log[0] for name in names),
+        any(name in log_text for name in names),
         f"loading {sample!r} without {data_file.name} failed ({error}), but no log line names the file or a "
-        f"missing key; the log was: {log[0].strip()[-400:]!r}",
+        f"missing key; the log was: {log_text.strip()[-400:]!r}",
     )

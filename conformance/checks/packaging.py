@@ -10,7 +10,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from conformance.context import Context
-from conformance.registry import SHOULD, CheckFailed, check, ensure
+from conformance.outcomes import SHOULD, CheckFailed, ensure
+from conformance.registry import check
 
 
 def _distribution(ctx: Context) -> importlib.metadata.Distribution:

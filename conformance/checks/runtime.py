@@ -1,105 +1,134 @@
-"""Runtime checks: registration, numerics, repeated use, refusing bad blobs."""
+"""Runtime checks: registration, numerics, repeated use, refusing bad blobs.
+
+Every load and execute runs in the vendor process (``Context.execute``,
+``Context.try_load``): a runtime that crashes or hangs fails the check that
+ran it, with the step and the runtime's last log lines.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 
-from conformance.blob_header import HeaderError, read_header, with_blob_format
+from conformance.blob_header import HeaderError, read_header
 from conformance.context import Context
-from conformance.fdcapture import capture_stderr
-from conformance.forge import rename_backend, replace_delegate_data
-from conformance.registry import CheckFailed, check, ensure
+from conformance.forge import rename_backend, replace_delegate_data, with_header_fields
+from conformance.outcomes import CheckFailed, ensure
+from conformance.probes import assert_outputs_close
+from conformance.registry import check
+from conformance.versions import names, names_in_range, names_release
 
-
-def _registry():
-    from executorch.runtime import Runtime
-
-    return Runtime.get().backend_registry
-
-
-def _expected(ctx: Context, name: str, inputs):
-    import torch
-
-    module, _ = ctx.model(name)
-    with torch.no_grad():
-        out = module(*inputs)
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-
-def _compare(name: str, actual, expected, rtol: float, atol: float) -> None:
-    import torch
-
-    ensure(len(actual) == len(expected), f"sample {name!r}: {len(actual)} outputs, eager PyTorch gives {len(expected)}")
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        ensure(tuple(a.shape) == tuple(e.shape), f"sample {name!r} output {i}: shape {tuple(a.shape)}, eager {tuple(e.shape)}")
-        if not torch.allclose(a, e, rtol=rtol, atol=atol):
-            diff = float((a - e).abs().max())
-            raise CheckFailed(
-                f"sample {name!r} output {i} differs from eager PyTorch: max abs difference {diff:.3g} "
-                f"exceeds the declared tolerance (rtol={rtol}, atol={atol})"
-            )
-
-
-def load_error(pte: bytes, method: str = "forward", **load_kwargs) -> tuple[str | None, str]:
-    """(the error loading ``method`` raised or None, what the runtime logged meanwhile)."""
-    from executorch.runtime import Runtime
-
-    error = None
-    with capture_stderr() as log:
-        try:
-            Runtime.get().load_program(pte, **load_kwargs).load_method(method)
-        except RuntimeError as exc:
-            error = str(exc)
-    return error, log[0]
+#: Rounds of RT-4, each executing every method once.
+ROUNDS = 3
+#: Each sample is loaded this many times, all methods alive together.
+COPIES = 2
 
 
 @check("RT-1", "C-RT-1", "the runtime library registers under the backend id")
-def registers(ctx: Context) -> None:
-    ctx.require_runtime()
-    names = _registry().registered_backend_names
+def registers(ctx: Context) -> str | None:
+    load = ctx.runtime_load()
+    backend_id = ctx.descriptor.backend_id
     ensure(
-        ctx.descriptor.backend_id in names,
-        f"after load_runtime(), {ctx.descriptor.backend_id!r} is not among the registered backends {names}",
+        backend_id not in load.registered_before,
+        f"{backend_id!r} was already registered before load_runtime() ran (registered: "
+        f"{list(load.registered_before)}); the backend must be registered by the runtime library that "
+        "load_runtime() loads, not by importing the descriptor or another library",
     )
+    if load.error:
+        raise CheckFailed(f"loading the runtime failed: {load.error}")
+    ensure(
+        backend_id in load.registered_after,
+        f"after load_runtime(), {backend_id!r} is not among the registered backends {list(load.registered_after)}",
+    )
+    if load.libraries_error:
+        raise CheckFailed(load.libraries_error)
+    missing = [p for p in load.libraries if not os.path.exists(p)]
+    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
+    unmapped = [p for p in load.libraries if p not in load.mapped]
+    ensure(
+        not unmapped,
+        f"runtime_libraries() names {', '.join(unmapped)}, which is not loaded in the process after "
+        "load_runtime(): the backend was registered by another library",
+    )
+    if not load.libraries:
+        return "the descriptor names no runtime library, so which library registered the backend is not checked"
+    return None
 
 
 @check("RT-2", "C-RT-2", "the registered backend reports is_available() true")
 def is_available(ctx: Context) -> None:
     registers(ctx)
-    ensure(_registry().is_available(ctx.descriptor.backend_id), f"{ctx.descriptor.backend_id}.is_available() is false")
+    ensure(bool(ctx.runtime_load().available), f"{ctx.descriptor.backend_id}.is_available() is false")
 
 
 @check("RT-3", "C-RT-3", "sample models match eager PyTorch within the declared tolerances")
 def numerics(ctx: Context) -> None:
     ctx.require_runtime()
     for model in ctx.descriptor.sample_models:
-        _, inputs = ctx.model(model.name)
-        actual = ctx.run(ctx.pte(model.name), inputs)
-        _compare(model.name, actual, _expected(ctx, model.name, inputs), model.rtol, model.atol)
+        sample = ctx.sample(model.name)
+        actual = ctx.execute(ctx.pte(model.name), sample.inputs, f"sample {model.name!r}")
+        assert_outputs_close(f"sample {model.name!r}", actual, sample.expected, model.rtol, model.atol)
 
 
 @check("RT-4", "C-RT-4", "methods load and execute repeatedly, several at once")
 def repeated_and_concurrent_methods(ctx: Context) -> None:
-    import torch
-    from executorch.runtime import Runtime
-
     ctx.require_runtime()
-    names = [m.name for m in ctx.descriptor.sample_models]
-    # Every sample loaded twice, all methods alive at the same time.
-    methods = [(n, Runtime.get().load_program(ctx.pte(n)).load_method("forward")) for n in names for _ in range(2)]
-    generator = torch.Generator().manual_seed(1)
-    for round_ in range(3):
-        for name, method in methods:
-            _, example = ctx.model(name)
-            inputs = tuple(
-                torch.randn(x.shape, generator=generator, dtype=x.dtype) if x.is_floating_point() else x for x in example
-            )
-            model = ctx.descriptor.sample(name)
-            try:
-                actual = method.execute(list(inputs))
-            except Exception as exc:
-                raise CheckFailed(f"round {round_}: executing {name!r} again failed: {exc}") from exc
-            _compare(name, actual, _expected(ctx, name, inputs), model.rtol, model.atol)
+    models = ctx.descriptor.sample_models
+    rounds: list[dict[str, list]] = [{} for _ in range(ROUNDS)]
+    expected: list[dict[str, list]] = [{} for _ in range(ROUNDS)]
+    for model in models:
+        sample = ctx.sample(model.name)
+        fresh = ctx.fresh_cases(model.name, seed=1, count=ROUNDS) if model.make_inputs else None
+        for r in range(ROUNDS):
+            inputs, outputs = fresh[r] if fresh else (sample.inputs, sample.expected)
+            rounds[r][model.name] = inputs
+            expected[r][model.name] = outputs
+    programs = [(m.name, ctx.pte(m.name)) for m in models]
+    outputs = ctx.execute_repeatedly(programs, rounds, COPIES)
+    for r in range(ROUNDS):
+        for model in models:
+            for copy in range(COPIES):
+                assert_outputs_close(
+                    f"round {r + 1}, copy {copy + 1} of sample {model.name!r}",
+                    outputs[(model.name, copy, r)], expected[r][model.name], model.rtol, model.atol,
+                )
+
+
+@dataclasses.dataclass(frozen=True)
+class Forgery:
+    """An incompatible blob made from a real one, and what the runtime's log line must name."""
+
+    label: str
+    blob: bytes
+    #: the forged version, named as a whole token
+    forged: str
+    #: a version the runtime does read, named as a token or inside a range
+    supported: str
+
+
+def forgeries(blob: bytes) -> list[Forgery]:
+    """The incompatible rows of the verdict table (docs/blob-header.md), forged from ``blob``."""
+    h = read_header(blob)
+    major, minor = h.blob_format
+    b0, b1, _ = h.backend_version
+    written = f"{major}.{minor}"
+    newer_writer_major = (b0 + 1, 0, 0)
+    newer_writer_minor = (b0, b1 + 1, 0)
+    return [
+        Forgery(f"blob format {major + 1}.0 from a newer backend release",
+                with_header_fields(blob, blob_format=(major + 1, 0), backend_version=newer_writer_major),
+                f"{major + 1}.0", written),
+        Forgery(f"blob format {major}.{minor + 1} from a newer backend release",
+                with_header_fields(blob, blob_format=(major, minor + 1), backend_version=newer_writer_minor),
+                f"{major}.{minor + 1}", written),
+        Forgery(f"blob format {major + 1}.{minor} claimed by this backend version (an altered blob)",
+                with_header_fields(blob, blob_format=(major + 1, minor)), f"{major + 1}.{minor}", written),
+        Forgery(f"header format {h.header_format_version + 1}",
+                with_header_fields(blob, header_format=h.header_format_version + 1),
+                str(h.header_format_version + 1), str(h.header_format_version)),
+        Forgery("header format 0", with_header_fields(blob, header_format=0), "0", str(h.header_format_version)),
+    ]
 
 
 @check("RT-5", "C-RT-5", "a blob claiming an incompatible version is refused with DelegateInvalidCompatibility and a log line")
@@ -109,28 +138,33 @@ def refuses_incompatible_blob(ctx: Context) -> None:
     delegates = ctx.backend_delegates(name)
     ensure(bool(delegates), f"sample {name!r} has no delegate to forge")
     try:
-        header = read_header(delegates[0].data)
+        cases = forgeries(delegates[0].data)
     except HeaderError as exc:
         raise CheckFailed(f"cannot forge an incompatible blob: the blob has no contract header ({exc})") from None
-    major, minor = header.blob_format[0] + 1, header.blob_format[1]
-    forged = replace_delegate_data(ctx.pte(name), delegates[0], with_blob_format(delegates[0].data, major, minor))
-    error, log_text = load_error(forged)
-    ensure(
-        error is not None,
-        f"the runtime loaded a blob whose header claims blob format {major}.{minor} (the backend writes "
-        f"{header.blob_format[0]}.{header.blob_format[1]}); it must refuse it with DelegateInvalidCompatibility",
-    )
-    ensure(
-        re.search(r"0x:?30\b", error) is not None,
-        f"loading a blob of format {major}.{minor} failed with {error!r}, expected error 0x30 "
-        "(DelegateInvalidCompatibility)",
-    )
-    lines = [line for line in log_text.splitlines() if f"{major}.{minor}" in line and ctx.descriptor.version in line]
-    ensure(
-        bool(lines),
-        f"no log line names both the blob's format {major}.{minor} and the runtime's version "
-        f"{ctx.descriptor.version}; the log was: {log_text.strip()[-400:]!r}",
-    )
+    version = ctx.descriptor.version
+    for case in cases:
+        forged = replace_delegate_data(ctx.pte(name), delegates[0], case.blob)
+        error, _, log_text = ctx.try_load(forged, f"sample {name!r} with a forged blob ({case.label})")
+        ensure(
+            error is not None,
+            f"the runtime loaded a blob whose header claims {case.label}; it must refuse it with "
+            "DelegateInvalidCompatibility (0x30)",
+        )
+        ensure(
+            re.search(r"0x:?30\b", error) is not None,
+            f"loading a blob with {case.label} failed with {error!r}, expected error 0x30 "
+            "(DelegateInvalidCompatibility)",
+        )
+        lines = [
+            line for line in log_text.splitlines()
+            if names(line, case.forged) and names_in_range(line, case.supported) and names_release(line, version)
+        ]
+        ensure(
+            bool(lines),
+            f"refusing a blob with {case.label}, no log line names the forged version {case.forged}, a version "
+            f"the runtime reads ({case.supported}) and the runtime's version {version}, each as a whole token; "
+            f"the log was: {log_text.strip()[-400:]!r}",
+        )
 
 
 @check("RT-6", "C-RT-6", "a program whose backend is not registered fails with NotFound naming the backend")
@@ -138,7 +172,11 @@ def unregistered_backend(ctx: Context) -> None:
     ctx.require_runtime()
     backend_id = ctx.descriptor.backend_id
     missing = backend_id[:-1] + ("~" if backend_id[-1] != "~" else "!")
-    error, log_text = load_error(rename_backend(ctx.pte(ctx.primary), backend_id, missing))
+    try:
+        renamed = rename_backend(ctx.pte(ctx.primary), backend_id, missing)
+    except ValueError as exc:
+        raise CheckFailed(f"cannot rename the backend in sample {ctx.primary!r}: {exc}") from None
+    error, _, log_text = ctx.try_load(renamed, f"sample {ctx.primary!r} naming backend {missing!r}")
     ensure(error is not None, f"a program naming the unregistered backend {missing!r} loaded anyway")
     ensure(re.search(r"0x:?20\b", error) is not None, f"expected error 0x20 (NotFound), got {error!r}")
     ensure(missing in log_text, f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}")

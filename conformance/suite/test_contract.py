@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import traceback
+
 import pytest
 
-from conformance.registry import CheckFailed, NotApplicable, all_checks
+from conformance.checks import all_checks
+from conformance.outcomes import ERROR, CheckFailed, NotApplicable
 
 
 @pytest.mark.parametrize("check", all_checks(), ids=lambda c: c.id)
-def test_check(check, et_context):
+def test_check(check, et_context, record_property):
+    et_context.start_check(check.id)
     try:
-        check.run(et_context)
+        note = check.run(et_context)
     except NotApplicable as exc:
         pytest.skip(f"not applicable: {exc}")
     except CheckFailed as exc:
+        outcome = getattr(exc, "outcome", None)
+        if outcome:
+            record_property("outcome", outcome)
         pytest.fail(str(exc), pytrace=False)
+    except Exception as exc:  # a defect of the suite itself, or of its set-up: never a pass
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        record_property("outcome", ERROR)
+        pytest.fail(
+            f"the check itself failed: {type(exc).__name__}: {exc} (at {frame.filename}:{frame.lineno})",
+            pytrace=False,
+        )
+    if note:
+        record_property("note", str(note))

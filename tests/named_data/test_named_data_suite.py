@@ -9,9 +9,10 @@ import dataclasses
 
 import pytest
 
+from conformance.checks import all_checks
 from conformance.context import Context
-from conformance.descriptor import DescriptorError, _validate
-from conformance.registry import CHECKS, CheckFailed, NotApplicable, all_checks
+from conformance.descriptor import DescriptorError, SampleModel, _validate
+from conformance.outcomes import CheckFailed, NotApplicable
 from reference_backend.conformance import DESCRIPTOR
 from reference_backend.partitioner import ReferencePartitioner
 
@@ -19,7 +20,8 @@ NDATA = ["NDATA-1", "NDATA-2", "NDATA-3", "NDATA-4"]
 
 
 def run(ctx: Context, check_id: str) -> None:
-    CHECKS[check_id].run(ctx)
+    ctx.start_check(check_id)
+    {c.id: c for c in all_checks()}[check_id].run(ctx)
 
 
 def with_named_data(**changes):
@@ -27,8 +29,10 @@ def with_named_data(**changes):
 
 
 @pytest.fixture(scope="module")
-def reference() -> Context:
-    return Context(DESCRIPTOR)
+def reference():
+    ctx = Context(DESCRIPTOR)
+    yield ctx
+    ctx.close()
 
 
 def test_checks_are_registered_as_must_with_their_clauses():
@@ -103,20 +107,35 @@ def test_a_program_that_runs_without_its_ptd_is_caught():
         run(ctx, "NDATA-4")  # ... and without it
 
 
-def test_a_ptd_of_other_weights_is_caught(tmp_path):
-    """The .ptd written for another export of the model (other weights, other keys)."""
-    import torch
+def _perturbed(make):
+    def perturbed():
+        import torch
 
+        module, inputs = make()
+        with torch.no_grad():
+            module.fc1.weight.add_(1.0)
+        return module, inputs
+
+    return perturbed
+
+
+def test_a_ptd_of_other_weights_is_caught(tmp_path):
+    """The .ptd written for another export of the model (other weights)."""
     ctx = Context(DESCRIPTOR)
     ctx.named_data_lowered()
-    other = Context(DESCRIPTOR)
-    module, inputs = other.model("large_mlp")
-    with torch.no_grad():
-        module.fc1.weight.add_(1.0)
+    samples = tuple(
+        dataclasses.replace(m, make=_perturbed(m.make)) if m.name == "large_mlp" else m for m in DESCRIPTOR.sample_models
+    )
+    other = Context(dataclasses.replace(DESCRIPTOR, sample_models=samples))
     foreign = other.named_data_lowered().data_files["reference_weights.ptd"]
     _swap(ctx, data_files={"reference_weights.ptd": foreign})
-    with pytest.raises(CheckFailed, match="failed to load or run with reference_weights.ptd"):
+    # The reason carries the runtime's own log line, not only the error code.
+    with pytest.raises(CheckFailed, match=r"load of named-data sample 'large_mlp' with reference_weights.ptd failed: "
+                                          r".*0x:?24; the runtime logged: .*is missing from the data loaded for "
+                                          r"'reference_weights.ptd'"):
         run(ctx, "NDATA-3")
+    ctx.close()
+    other.close()
 
 
 def test_descriptor_validation():

@@ -7,7 +7,7 @@ import struct
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
-from reference_backend.backend import build_blob
+from reference_backend.backend import build_blob, build_result
 from reference_backend.blob_header import BlobHeader, decode_header, encode_blob, payload_of
 
 
@@ -53,6 +53,15 @@ class LenientBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         return PreprocessResult(processed_bytes=build_blob(edge_program, compile_specs, "LenientBackend"))
+
+
+class MisbehavingBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/misbehaving_backend.cpp) crashes or hangs on demand and
+    otherwise runs the reference runtime, built in under the id written into the header."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "MisbehavingInner")
 
 
 def _fields(header) -> BlobHeader:

@@ -82,3 +82,25 @@ ACCEPTS_INCOMPATIBLE = variant(
 
 # Not broken: the reference backend without the optional named-data capability.
 NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None)
+
+
+def _broken_library(name: str) -> dict:
+    path = lambda: Path(os.environ["BROKEN_RUNTIME_DIR"]) / name  # noqa: E731
+    return dict(load_runtime=runtime_loader(name), runtime_libraries=lambda: [path()])
+
+
+_MisbehavingPartitioner = partitioner_for("MisbehavingBackend")
+
+# Crashes or hangs where $MISBEHAVE says (init:segv, execute:abort, init:hang, ...); the named-data
+# sample goes through the same runtime, so the NDATA runtime checks meet the fault too.
+MISBEHAVING = variant(
+    "MisbehavingBackend",
+    partitioner=_MisbehavingPartitioner,
+    named_data=dataclasses.replace(
+        REFERENCE.named_data,
+        make_partitioners=lambda: [
+            _MisbehavingPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
+        ],
+    ),
+    **_broken_library("libmisbehaving_backend.so"),
+)

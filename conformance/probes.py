@@ -1,0 +1,38 @@
+"""The one comparison every check uses: outputs of the runtime against eager
+PyTorch, with the declared tolerances, and a message that names the sample,
+the output, the shapes or the worst difference."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from conformance.outcomes import CheckFailed, ensure
+
+
+def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[Any], rtol: float, atol: float) -> None:
+    """Raises CheckFailed unless every output of ``actual`` matches ``expected`` (count, shape, dtype,
+    values within ``rtol``/``atol``; NaN matches NaN)."""
+    import torch
+
+    ensure(len(actual) == len(expected), f"{label}: {len(actual)} outputs, eager PyTorch gives {len(expected)}")
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        ensure(isinstance(a, torch.Tensor), f"{label} output {i}: the runtime returned {type(a).__name__}, not a tensor")
+        ensure(tuple(a.shape) == tuple(e.shape), f"{label} output {i}: shape {tuple(a.shape)}, eager {tuple(e.shape)}")
+        ensure(a.dtype == e.dtype, f"{label} output {i}: dtype {a.dtype}, eager {e.dtype}")
+        if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
+            continue
+        a64, e64 = a.double(), e.double()
+        nan = torch.isnan(a64) != torch.isnan(e64)
+        if bool(nan.any()):
+            where = tuple(int(k) for k in torch.nonzero(nan)[0])
+            raise CheckFailed(
+                f"{label} output {i} differs from eager PyTorch: NaN at index {where} in "
+                f"{'the runtime' if bool(torch.isnan(a64)[where]) else 'eager PyTorch'} only"
+            )
+        diff = (a64 - e64).abs().nan_to_num(nan=0.0, posinf=float("inf"))
+        worst = tuple(int(k) for k in torch.nonzero(diff == diff.max())[0])
+        raise CheckFailed(
+            f"{label} output {i} differs from eager PyTorch: max abs difference {float(diff.max()):.3g} at index "
+            f"{worst} (runtime {float(a64[worst]):.6g}, eager {float(e64[worst]):.6g}) exceeds the declared "
+            f"tolerance (rtol={rtol}, atol={atol})"
+        )

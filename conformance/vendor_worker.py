@@ -1,0 +1,525 @@
+"""What runs inside the vendor process (see ``conformance.vendor_process``).
+
+Every call into the vendor's code happens here, never in the pytest process:
+making the sample models and their eager outputs, the partitioners, export
+and lowering, loading the runtime library, and every runtime load and
+execute. A crash or a hang here takes down only this process; the suite sees
+it as a result of the check that made the call.
+
+Each task runs with file descriptors 1 and 2 sent to a log file of its own, so
+that what the runtime logged survives a crash. Before each step the task
+writes a marker line (``STEP_MARKER`` + a description) so that the parent can
+say in which step a crash or hang happened. Tensors cross the process
+boundary as ``torch.save`` bytes, which keeps every dtype and needs no shared
+memory.
+
+Contract of every task: it returns plain data, or raises ``VendorError`` (a
+one-line message naming what failed), whatever the vendor's code raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import faulthandler
+import hashlib
+import io
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+STEP_MARKER = "[executorch-conformance step] "
+
+
+class VendorError(Exception):
+    """The vendor's code raised; the message names the step and the exception (picklable: one str)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionRecord:
+    """What one partitioner's ``partition()`` returned during real lowering,
+    captured before ExecuTorch rewrites the graph."""
+
+    partitioner: str
+    #: tag -> (backend_id, ((key, value), ...)) from the DelegationSpecs
+    tags: dict[str, tuple[str, tuple[tuple[str, bytes], ...]]]
+    #: (node name, operator schema name, tag) for every tagged operator node
+    tagged_ops: tuple[tuple[str, str, str], ...]
+    #: (node name, target, tag) for tagged call_function nodes that are not operators (operator.getitem)
+    tagged_non_ops: tuple[tuple[str, str, str], ...]
+    #: tags found on nodes (placeholders included)
+    node_tags: frozenset[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Lowering:
+    """One export and lowering of a sample in the vendor process."""
+
+    pte: bytes | None
+    records: tuple[PartitionRecord, ...]
+    #: backend id -> 'module.qualname' of every BackendDetails subclass named so in the vendor process
+    backend_classes: dict[str, tuple[str, ...]]
+    #: file name -> path of the .ptd files written (named-data lowering only)
+    data_files: dict[str, str]
+    error: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeLoad:
+    """What loading the runtime library did to the backend registry of a fresh process."""
+
+    registered_before: tuple[str, ...]
+    registered_after: tuple[str, ...]
+    libraries: tuple[str, ...]
+    libraries_error: str | None
+    #: the named libraries that are mapped into the process after load_runtime()
+    mapped: tuple[str, ...]
+    error: str | None
+    available: bool | None
+
+
+# --------------------------------------------------------------------------- tensors across the boundary
+
+
+def pack(tensors: Any) -> bytes:
+    """``tensors`` (a tensor, or a list/tuple of them) as bytes."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(tensors, buffer)
+    return buffer.getvalue()
+
+
+def unpack(data: bytes) -> Any:
+    import torch
+
+    return torch.load(io.BytesIO(data), weights_only=True)
+
+
+# --------------------------------------------------------------------------- process state
+
+
+class _State:
+    descriptor: Any = None
+    descriptor_error: str | None = None
+    samples: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+    runtime: RuntimeLoad | None = None
+    keep_alive: list[Any] = []
+
+
+_state = _State()
+
+
+def initialize(spec: str | bytes, log_path: str) -> None:
+    """The pool's initializer: sends stdout/stderr to ``log_path``, loads the descriptor (an entry point
+    name or 'module:attr', or a descriptor object pickled with cloudpickle). Never raises."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    # Python-level writes go to the descriptors themselves, so each task's redirection takes them too
+    # (ExecuTorch's Python extension sends the C++ log through sys.stderr).
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, errors="replace")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, errors="replace")
+    faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's own log at the time of a crash
+    try:
+        if isinstance(spec, bytes):
+            import cloudpickle
+
+            _state.descriptor = cloudpickle.loads(spec)
+        else:
+            from conformance.descriptor import load_descriptor
+
+            _state.descriptor = load_descriptor(spec)
+    except BaseException as exc:  # noqa: BLE001  (any failure of vendor code is a finding)
+        label = "the descriptor object" if isinstance(spec, bytes) else f"the descriptor {spec!r}"
+        _state.descriptor_error = f"loading {label} in the vendor process failed: {_one_line(exc)}"
+
+
+def run_task(name: str, log_path: str, *args: Any) -> Any:
+    """Runs task ``name`` with fds 1 and 2 sent to ``log_path``; see the module contract."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        if _state.descriptor_error:
+            raise VendorError(_state.descriptor_error)
+        return TASKS[name](*args)
+    except VendorError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        raise VendorError(_one_line(exc)) from None
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def step(what: str) -> None:
+    """Marks the start of a step in the task's log (read by the parent after a crash or hang)."""
+    sys.stderr.flush()
+    os.write(2, f"\n{STEP_MARKER}{what}\n".encode("utf-8", "replace"))
+
+
+def _one_line(exc: BaseException) -> str:
+    """'Type: message (at file:line)' with the innermost frame outside this module."""
+    text = f"{type(exc).__name__}: {exc}".replace("\n", " ").strip()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith("vendor_worker.py")]
+    if frames:
+        text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
+    return text
+
+
+def _vendor(what: str, fn, *args, **kwargs):
+    """Calls the vendor's ``fn``; any exception becomes VendorError('<what> raised <Type>: <msg>')."""
+    step(what)
+    try:
+        return fn(*args, **kwargs)
+    except VendorError:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        raise VendorError(f"{what} raised {_one_line(exc)}") from None
+
+
+# --------------------------------------------------------------------------- samples and eager outputs
+
+
+def _sample(name: str) -> tuple[Any, tuple[Any, ...]]:
+    """(module in eval mode, inputs) of a sample model, made once per process with torch.manual_seed(0)."""
+    if name not in _state.samples:
+        import torch
+
+        torch.manual_seed(0)
+        made = _vendor(f"make() of sample model {name!r}", _state.descriptor.sample(name).make)
+        try:
+            module, inputs = made
+            inputs = tuple(inputs)
+        except (TypeError, ValueError):
+            raise VendorError(
+                f"make() of sample model {name!r} returned {type(made).__name__}, not (module, inputs)"
+            ) from None
+        _vendor(f"eval() of sample model {name!r}", module.eval)
+        _state.samples[name] = (module, inputs)
+    return _state.samples[name]
+
+
+def _digest(module: Any) -> str:
+    """A digest of the module's parameters and buffers (weights must not depend on the process)."""
+    import torch
+
+    digest = hashlib.sha256()
+    for key, value in sorted(module.state_dict().items()):
+        digest.update(key.encode())
+        if isinstance(value, torch.Tensor):
+            try:
+                digest.update(value.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+                continue
+            except (RuntimeError, TypeError):  # quantized or other exotic tensors
+                pass
+        digest.update(repr(value).encode())
+    return digest.hexdigest()
+
+
+def _eager(name: str, module: Any, inputs: tuple[Any, ...]) -> list[Any]:
+    import torch
+
+    with torch.no_grad():
+        out = _vendor(f"eager forward of sample model {name!r}", module, *inputs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def sample(name: str) -> dict[str, Any]:
+    """The sample's inputs, eager outputs and weight digest."""
+    module, inputs = _sample(name)
+    return {"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs)), "digest": _digest(module)}
+
+
+def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | None:
+    """``count`` (inputs, eager outputs) from the sample's ``make_inputs``, or None if it declares none."""
+    import torch
+
+    model = _state.descriptor.sample(name)
+    if model.make_inputs is None:
+        return None
+    module, _ = _sample(name)
+    generator = torch.Generator().manual_seed(seed)
+    cases = []
+    for i in range(count):
+        inputs = tuple(_vendor(f"make_inputs() of sample model {name!r}", model.make_inputs, generator))
+        cases.append({"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs))})
+    return cases
+
+
+# --------------------------------------------------------------------------- partitioners and lowering
+
+
+def _partitioners(which: str) -> list[Any]:
+    if which == "named_data":
+        made = _vendor("named_data.make_partitioners()", _state.descriptor.named_data.make_partitioners)
+        label = "named_data.make_partitioners()"
+    else:
+        made = _vendor("make_partitioners()", _state.descriptor.make_partitioners)
+        label = "make_partitioners()"
+    try:
+        partitioners = list(made)
+    except TypeError:
+        raise VendorError(f"{label} returned {type(made).__name__}, not a sequence of partitioners") from None
+    if not partitioners:
+        raise VendorError(f"{label} returned no partitioner")
+    return partitioners
+
+
+def describe_partitioners(which: str) -> list[tuple[str, bool]]:
+    """('module.qualname', is an executorch Partitioner) for each partitioner."""
+    from executorch.exir.backend.partitioner import Partitioner
+
+    return [(f"{type(p).__module__}.{type(p).__qualname__}", isinstance(p, Partitioner)) for p in _partitioners(which)]
+
+
+def _op_name(target: Any) -> str | None:
+    """The schema name of an operator target ('aten::add.Tensor'), None for other callables."""
+    name = getattr(target, "name", None)
+    if not callable(name):
+        return None
+    try:
+        value = name()
+    except TypeError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _record(partitioner: Any, result: Any) -> PartitionRecord:
+    tags = {
+        tag: (spec.backend_id, tuple((cs.key, bytes(cs.value)) for cs in spec.compile_specs))
+        for tag, spec in result.partition_tags.items()
+    }
+    graph = result.tagged_exported_program.graph
+    ops, non_ops = [], []
+    for n in graph.nodes:
+        tag = n.meta.get("delegation_tag")
+        if n.op != "call_function" or not tag:
+            continue
+        op = _op_name(n.target)
+        if op is None:
+            non_ops.append((n.name, getattr(n.target, "__qualname__", str(n.target)), tag))
+        else:
+            ops.append((n.name, op, tag))
+    node_tags = frozenset(n.meta["delegation_tag"] for n in graph.nodes if n.meta.get("delegation_tag"))
+    return PartitionRecord(
+        f"{type(partitioner).__module__}.{type(partitioner).__qualname__}", tags, tuple(ops), tuple(non_ops), node_tags
+    )
+
+
+def _observe(partitioner: Any, records: list[PartitionRecord]) -> Any:
+    """Records what ``partitioner.partition`` returns, keeping the vendor's own object (and so every
+    other hook of it, such as transform_for_pre_decomposition): the method is shadowed on the instance."""
+    original = partitioner.partition
+    label = f"{type(partitioner).__qualname__}.partition()"
+
+    def partition(exported_program):
+        result = _vendor(label, original, exported_program)
+        records.append(_record(partitioner, result))
+        return result
+
+    try:
+        partitioner.partition = partition
+    except (AttributeError, TypeError):
+        raise VendorError(
+            f"cannot observe {type(partitioner).__qualname__}: its instances take no attributes (__slots__); "
+            "give the partitioner a __dict__ so the suite can record what partition() returns"
+        ) from None
+    return partitioner
+
+
+def _backend_classes(ids: set[str]) -> dict[str, tuple[str, ...]]:
+    from executorch.exir.backend.backend_details import BackendDetails
+
+    def subclasses(cls: type) -> list[type]:
+        found = []
+        for sub in cls.__subclasses__():
+            found += [sub, *subclasses(sub)]
+        return found
+
+    every = subclasses(BackendDetails)
+    return {i: tuple(f"{c.__module__}.{c.__qualname__}" for c in every if c.__name__ == i) for i in sorted(ids)}
+
+
+def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Lowering:
+    """Exports sample ``name`` and lowers it with the vendor's partitioners (``which``: 'default' or
+    'named_data'); with ``out_dir``, writes model.pte and the .ptd files there."""
+    import torch
+    from executorch.exir import to_edge_transform_and_lower
+
+    module, inputs = _sample(name)
+    if digest is not None and _digest(module) != digest:
+        raise VendorError(
+            f"make() of sample model {name!r} gives other weights in another process under torch.manual_seed(0); "
+            "sample models must be deterministic"
+        )
+    records: list[PartitionRecord] = []
+    try:
+        partitioners = [_observe(p, records) for p in _partitioners(which)]
+        exported = _vendor(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs)
+        edge = _vendor(
+            f"lowering sample model {name!r} with the backend's partitioners",
+            to_edge_transform_and_lower, exported, partitioner=partitioners,
+        )
+        program = _vendor(f"to_executorch() of sample model {name!r}", edge.to_executorch)
+        pte = bytes(program.buffer)
+        files: dict[str, str] = {}
+        if out_dir is not None:
+            out = Path(out_dir)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "model.pte").write_bytes(pte)
+            _vendor(f"writing the .ptd files of sample model {name!r}", program.write_tensor_data_to_file, str(out))
+            files = {p.name: str(p) for p in sorted(out.glob("*.ptd"))}
+    except VendorError as exc:
+        ids = {spec[0] for r in records for spec in r.tags.values()}
+        return Lowering(None, tuple(records), _backend_classes(ids), {}, error=str(exc))
+    ids = {spec[0] for r in records for spec in r.tags.values()}
+    return Lowering(pte, tuple(records), _backend_classes(ids), files)
+
+
+# --------------------------------------------------------------------------- the runtime
+
+
+def _mapped_files() -> set[str]:
+    try:
+        with open("/proc/self/maps") as maps:
+            return {os.path.realpath(line.split(None, 5)[5].strip()) for line in maps if len(line.split(None, 5)) == 6}
+    except OSError:
+        return set()
+
+
+def load_runtime() -> RuntimeLoad:
+    """Loads the runtime library once in this process and says what changed in the registry."""
+    if _state.runtime is not None:
+        return _state.runtime
+    from executorch.runtime import Runtime
+
+    backend_id = _state.descriptor.backend_id
+    registry = Runtime.get().backend_registry
+    before = tuple(registry.registered_backend_names)
+    error = None
+    if _state.descriptor.load_runtime is None:
+        error = "the descriptor declares no runtime for this host (load_runtime is None)"
+    else:
+        try:
+            _vendor("load_runtime()", _state.descriptor.load_runtime)
+        except VendorError as exc:
+            error = str(exc)
+    after = tuple(registry.registered_backend_names)
+    libraries: tuple[str, ...] = ()
+    libraries_error = None
+    try:
+        listed = _vendor("runtime_libraries()", _state.descriptor.runtime_libraries)
+        libraries = tuple(str(p) for p in listed)
+    except VendorError as exc:
+        libraries_error = str(exc)
+    except TypeError:
+        libraries_error = f"runtime_libraries() returned {type(listed).__name__}, not a sequence of paths"
+    mapped = _mapped_files()
+    available = None
+    if backend_id in after:
+        step(f"is_available() of {backend_id}")
+        available = bool(registry.is_available(backend_id))
+    _state.runtime = RuntimeLoad(
+        before, after, libraries, libraries_error,
+        tuple(p for p in libraries if os.path.realpath(p) in mapped), error, available,
+    )
+    return _state.runtime
+
+
+def _require_runtime() -> None:
+    load = load_runtime()
+    if load.error:
+        raise VendorError(f"loading the runtime failed: {load.error}")
+
+
+def _load_method(pte: bytes | str, data_path: str | None, what: str, method: str = "forward"):
+    from executorch.runtime import Runtime
+
+    kwargs = {"data_path": data_path} if data_path else {}
+    step(f"load of {what}")
+    program = Runtime.get().load_program(pte, **kwargs)
+    loaded = program.load_method(method)
+    _state.keep_alive.append((pte, program))  # load_program(bytes) keeps no reference to the bytes
+    return loaded
+
+
+def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes | None) -> dict[str, Any]:
+    """Loads (and with ``inputs``, executes) a program; returns the error the runtime raised, or None."""
+    _require_runtime()
+    try:
+        method = _load_method(pte, data_path, what)
+        if inputs is None:
+            return {"error": None, "outputs": None}
+        step(f"execute of {what}")
+        return {"error": None, "outputs": len(method.execute(unpack(inputs)))}
+    except RuntimeError as exc:
+        return {"error": str(exc), "outputs": None}
+
+
+def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -> dict[str, Any]:
+    """Loads and executes a program once: {'outputs': bytes} or {'error': the runtime's error, 'step': ...}."""
+    _require_runtime()
+    try:
+        method = _load_method(pte, data_path, what)
+    except RuntimeError as exc:
+        return {"error": str(exc), "step": f"load of {what}"}
+    step(f"execute of {what}")
+    try:
+        outputs = method.execute(unpack(inputs))
+    except RuntimeError as exc:
+        return {"error": str(exc), "step": f"execute of {what}"}
+    return {"outputs": pack([o.clone() for o in outputs])}
+
+
+def execute_repeatedly(programs: list[tuple[str, bytes]], rounds: list[dict[str, bytes]], copies: int) -> dict:
+    """Loads every program ``copies`` times, keeps all methods alive, and executes each method once per
+    round with that round's inputs of its sample; returns the outputs by (sample, copy, round)."""
+    _require_runtime()
+    methods = []
+    for name, pte in programs:
+        for copy in range(copies):
+            what = f"sample {name!r} (copy {copy + 1} of {copies})"
+            try:
+                methods.append((name, copy, _load_method(pte, None, what)))
+            except RuntimeError as exc:
+                return {"error": str(exc), "step": f"load of {what}"}
+    outputs = {}
+    for round_, inputs in enumerate(rounds):
+        for name, copy, method in methods:
+            what = f"execute of sample {name!r} (copy {copy + 1}, round {round_ + 1})"
+            step(what)
+            try:
+                result = method.execute(unpack(inputs[name]))
+            except RuntimeError as exc:
+                return {"error": str(exc), "step": what}
+            outputs[(name, copy, round_)] = pack([o.clone() for o in result])
+    return {"outputs": outputs}
+
+
+def executorch_version() -> str:
+    from executorch.version import __version__
+
+    return __version__
+
+
+def ping() -> int:
+    return os.getpid()
+
+
+TASKS = {
+    f.__name__: f
+    for f in (ping, sample, fresh_cases, describe_partitioners, lower, load_runtime, try_load, execute,
+              execute_repeatedly, executorch_version)
+}
