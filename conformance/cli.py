@@ -51,14 +51,19 @@ def _run(args: argparse.Namespace) -> int:
             load_expectations(args.expectations, check_ids())
         except ExpectationsError as exc:
             raise UsageError(str(exc)) from None
+    from conformance.fdcapture import output_to
+
+    report_dir = Path(args.report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    log = report_dir / "output.log"  # what the vendor's and third-party code print while loading
+    log.unlink(missing_ok=True)
     try:
-        load_descriptor(args.backend)
+        with output_to(log):
+            load_descriptor(args.backend)
     except DescriptorError as exc:
         print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
         return EXIT_DESCRIPTOR
 
-    report_dir = Path(args.report_dir)
-    report_dir.mkdir(parents=True, exist_ok=True)
     report_path = report_dir / "report.json"
     report_path.unlink(missing_ok=True)
     pytest_args = [

@@ -34,3 +34,27 @@ def capture_stderr():
             os.close(saved_fd)
             sink.seek(0)
             captured.append(sink.read().decode("utf-8", "replace"))
+
+
+@contextlib.contextmanager
+def output_to(path):
+    """Within the block, what is written to stdout and stderr (both file descriptors and the Python
+    streams) is appended to the file ``path`` instead of the terminal."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    saved_streams = sys.stdout, sys.stderr
+    with open(path, "ab") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        stream = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, errors="replace")
+        sys.stdout = sys.stderr = stream
+        try:
+            yield
+        finally:
+            stream.flush()
+            sys.stdout, sys.stderr = saved_streams
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])

@@ -4,6 +4,7 @@ through plain pytest; reports, badges, verification and expectations."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from suite_runner import results_by_id, run_suite
-from conformance.registry import all_checks
+from conformance.checks import all_checks
 from conformance.report import seal
 from conformance.verify import verify_file, verify_report
 
@@ -42,7 +43,8 @@ def test_report_records_environment_backend_and_command(certified):
     (lib,) = report["backend"]["runtime_libraries"]
     assert lib["path"].endswith("libreference_backend_runtime.so") and len(lib["sha256"]) == 64
     assert report["command"].startswith("executorch-conformance run --backend ReferenceBackend")
-    assert report["mode"] == "certify" and report["suite_version"] == "0.1.0"
+    assert report["mode"] == "certify" and report["suite_version"] == "0.2.0"
+    assert report["options"]["certify"] is True and report["selected"] == [c.id for c in all_checks()]
 
 
 def test_junit_and_badge_are_written(certified):
@@ -120,8 +122,35 @@ def test_expectation_matching_no_check_is_refused(tmp_path):
 
 def test_unknown_backend_is_named_with_the_known_ones(tmp_path):
     code, _, output = run_suite(tmp_path, "NoSuchBackend")
-    assert code != 0
+    assert code == 4
     assert "no backend named 'NoSuchBackend'" in output and "ReferenceBackend" in output
+
+
+@pytest.mark.parametrize("backend, message", [
+    (":DESCRIPTOR", r"backend ':DESCRIPTOR' is not 'module:attribute' \(module '\(empty\)'"),
+    ("broken_backends.raising_module:DESCRIPTOR",
+     r"importing 'broken_backends.raising_module' for backend .* raised RuntimeError: the vendor module fails on import"),
+    ("broken_backends.descriptors:NOT_THERE", r"module 'broken_backends.descriptors' has no attribute 'NOT_THERE'"),
+])
+def test_descriptor_errors_are_one_line_with_exit_4(tmp_path, backend, message):
+    code, report, output = run_suite(tmp_path, backend)
+    assert code == 4 and report is None, output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and re.search(message, lines[0]), output
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--checks", "NOPE-9"], r"--checks 'NOPE-9' selects unknown NOPE-9; give check IDs"),
+    (["--checks", ","], r"--checks ',' selects nothing"),
+    (["-n", "-1"], r"-n/--workers must be 1 \(in this process\) or more, not -1"),
+    (["--timeout", "0"], r"--timeout must be a positive number of seconds, not 0"),
+])
+def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):
+    code, report, output = run_suite(tmp_path, "ReferenceBackend", *args)
+    assert code == 2 and report is None, output
+    assert re.search(message, output), output
+    assert not (tmp_path / "badge.json").exists()
 
 
 def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):

@@ -66,3 +66,15 @@ class MisbehavingBackend(BackendDetails):
 
 def _fields(header) -> BlobHeader:
     return BlobHeader(header.backend_id, header.blob_format, header.backend_version, header.executorch_version)
+
+
+class ProcessDependentBackend(BackendDetails):
+    """Appends hash() of a string to every payload: the same within a process, different in the next
+    (Python randomizes str hashes per process), so only a lowering in a new process shows it."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        blob = build_blob(edge_program, compile_specs, "ProcessDependentBackend")
+        header = decode_header(blob)
+        payload = bytes(payload_of(blob)) + struct.pack("<q", hash("executorch-conformance"))
+        return PreprocessResult(processed_bytes=encode_blob(_fields(header), payload))

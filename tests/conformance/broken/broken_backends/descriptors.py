@@ -14,7 +14,7 @@ import torch
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 import broken_backends.backends  # noqa: F401  (makes the backend ids resolvable)
-from conformance.descriptor import BackendDescriptor
+from conformance.descriptor import BackendDescriptor, SampleModel
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
 from reference_backend.ops import op_name, why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
@@ -95,6 +95,8 @@ _MisbehavingPartitioner = partitioner_for("MisbehavingBackend")
 # sample goes through the same runtime, so the NDATA runtime checks meet the fault too.
 MISBEHAVING = variant(
     "MisbehavingBackend",
+    version="0.1.0",  # what tests/conformance/broken/runtime builds into the runtime's messages
+    sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
     partitioner=_MisbehavingPartitioner,
     named_data=dataclasses.replace(
         REFERENCE.named_data,
@@ -103,4 +105,77 @@ MISBEHAVING = variant(
         ],
     ),
     **_broken_library("libmisbehaving_backend.so"),
+)
+
+# The reference runtime, refusing blobs of a newer major but running a newer minor it cannot know
+# (run with LENIENT_MINOR_ONLY=1).
+ACCEPTS_NEWER_MINOR = ACCEPTS_INCOMPATIBLE
+
+# Not broken: a pre-release of the backend; the runtime writes its release (0.2.0) in log lines.
+PRERELEASE = dataclasses.replace(REFERENCE, version=f"{REFERENCE.version}rc1")
+
+PROCESS_DEPENDENT = variant("ProcessDependentBackend")
+
+
+class _ClampToRelu(ReferencePartitioner):
+    """Not broken: rewrites clamp(x, min=0) into relu before decomposition (the public
+    transform_for_pre_decomposition hook), so that the runtime's relu kernel takes it."""
+
+    def transform_for_pre_decomposition(self, exported_program):
+        graph = exported_program.graph_module.graph
+        for node in graph.nodes:
+            if node.op == "call_function" and node.target in (torch.ops.aten.clamp.default,
+                                                              torch.ops.aten.clamp_min.default):
+                low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
+                high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
+                if low == 0 and high is None:
+                    node.target, node.args, node.kwargs = torch.ops.aten.relu.default, (node.args[0],), {}
+        graph.lint()
+        exported_program.graph_module.recompile()
+        return exported_program
+
+
+class _LinearClamp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.clamp(self.fc(x), min=0.0)
+
+
+PRE_DECOMPOSITION = variant(
+    "ReferenceBackend", partitioner=_ClampToRelu, named_data=None,
+    sample_models=(SampleModel("linear_clamp", lambda: (_LinearClamp(), (torch.randn(2, 8),))),),
+    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+)
+
+
+def _no_driver():
+    raise RuntimeError("no NPU driver found")
+
+
+RAISING_PARTITIONERS = variant("ReferenceBackend", make_partitioners=_no_driver)
+
+
+def _bad_make():
+    raise ValueError("weights file missing")
+
+
+BAD_SAMPLE = dataclasses.replace(
+    REFERENCE, named_data=None, sample_models=(*REFERENCE.sample_models[:1], SampleModel("broken", _bad_make)),
+)
+
+
+def _raises_type_error():
+    raise TypeError("runtime_libraries() takes a path")
+
+
+RUNTIME_LIBRARIES_RAISE = dataclasses.replace(REFERENCE, runtime_libraries=_raises_type_error)
+
+MISSING_LIBRARY = dataclasses.replace(REFERENCE, runtime_libraries=lambda: [Path("/nonexistent/libvendor_runtime.so")])
+
+# The library named is not the one that registered the backend.
+OTHER_LIBRARY = dataclasses.replace(
+    REFERENCE, runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
 )

@@ -1,10 +1,15 @@
 // A defective runtime for the suite's own tests: it never refuses a blob for
-// its version, so the conformance check RT-5 must catch it.
+// its version, so the conformance check RT-5 must catch it. With
+// LENIENT_MINOR_ONLY set it refuses a blob of another header format or blob
+// format major, as it should, but runs a newer minor it cannot know.
 #include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/versions.h>
 
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/platform/log.h>
+
+#include <cstdlib>
 
 #include <vector>
 
@@ -24,6 +29,12 @@ class LenientBackend final : public BackendInterface {
                                            reference_backend::runtime_versions());
     if (j.verdict == reference_backend::Verdict::kInvalid) {
       return Error::InvalidProgram;
+    }
+    if (j.verdict == reference_backend::Verdict::kIncompatible && std::getenv("LENIENT_MINOR_ONLY") != nullptr &&
+        (j.header.header_format_version != 1 ||
+         j.header.blob_format_major != reference_backend::runtime_versions().blob_format_major)) {
+      ET_LOG(Error, "%s", j.message.c_str());
+      return Error::DelegateInvalidCompatibility;
     }
     // The defect: kIncompatible is run as if it were compatible.
     reference_backend::Graph graph;

@@ -1,0 +1,3 @@
+"""A vendor descriptor module that raises while being imported."""
+
+raise RuntimeError("the vendor module fails on import")

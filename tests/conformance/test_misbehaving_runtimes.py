@@ -1,0 +1,72 @@
+"""A runtime that crashes or hangs never takes the suite down and never
+certifies: each fault fails the checks that met it, with the signal or the
+timeout, the step and the runtime's last log line, in both modes (in-process
+pytest and xdist workers), and the report still holds every selected check."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from suite_runner import results_by_id, run_suite
+
+SELECTED = "RT,NDATA-3"
+TIMEOUT_S = 5
+LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"
+
+# MISBEHAVE -> {check: (outcome, pattern of its reason)}; every other selected check passes.
+CASES = {
+    "init:segv": {c: ("crashed", r"crashed with SIGSEGV in load of .*" + LOGGED.format(where="init", how="segv"))
+                  for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")},
+    "execute:segv": {c: ("crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(where="execute", how="segv"))
+                     for c in ("RT-3", "RT-4", "NDATA-3")},
+    "execute:abort": {c: ("crashed", r"crashed with SIGABRT in execute of .*" + LOGGED.format(where="execute", how="abort"))
+                      for c in ("RT-3", "RT-4", "NDATA-3")},
+    "init:hang": {c: ("timed_out", rf"timed out after {TIMEOUT_S} s in load of .*" + LOGGED.format(where="init", how="hang"))
+                  for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")},
+    "execute:hang": {c: ("timed_out", rf"timed out after {TIMEOUT_S} s in execute of .*" +
+                         LOGGED.format(where="execute", how="hang")) for c in ("RT-3", "RT-4", "NDATA-3")},
+}
+SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "xdist"])
+@pytest.mark.parametrize("fault", list(CASES))
+def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault, workers):
+    started = time.monotonic()
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:MISBEHAVING", "--checks", SELECTED, "-n", workers,
+        "--timeout", str(TIMEOUT_S), env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": fault},
+    )
+    elapsed = time.monotonic() - started
+    assert report is not None, output
+    assert report["selected"] == SELECTED_IDS and [r["id"] for r in report["results"]] == SELECTED_IDS
+    results = results_by_id(report)
+    for check_id, result in results.items():
+        if check_id in CASES[fault]:
+            outcome, pattern = CASES[fault][check_id]
+            assert result["outcome"] == outcome, result
+            assert re.search(pattern, result["reason"]), result["reason"]
+            if outcome == "timed_out":  # the check ends within its timeout plus the restart of the process
+                assert result["duration_s"] < TIMEOUT_S + 20, result
+        else:
+            assert result["outcome"] == "passed", result
+    assert code == 1, output
+    assert report["verdict"] == "not conformant" and not report["certified"]
+    assert report["summary"][CASES[fault][next(iter(CASES[fault]))][0]] == len(CASES[fault])
+    badge = json.loads((tmp_path / "badge.json").read_text())
+    assert badge["message"].startswith("not conformant"), badge
+    # Bounded: the faulty checks' timeouts, process restarts and the rest of the run.
+    assert elapsed < 240, elapsed
+
+
+def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:MISBEHAVING", "--checks", SELECTED,
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
+    )
+    assert code == 0, output
+    assert {r["outcome"] for r in report["results"]} == {"passed"}
