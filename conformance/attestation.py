@@ -235,13 +235,11 @@ def is_sigstore_bundle(doc: Any) -> bool:
 
 
 def _b64(value: str, what: str) -> bytes:
+    """Standard or URL-safe base64 (DSSE accepts both), strictly."""
     try:
-        return base64.b64decode(value, validate=True)
+        return base64.b64decode(value.replace("-", "+").replace("_", "/"), validate=True)
     except (binascii.Error, ValueError):
-        try:
-            return base64.urlsafe_b64decode(value)
-        except (binascii.Error, ValueError):
-            raise AttestationError(f"{what} is not base64") from None
+        raise AttestationError(f"{what} is not base64") from None
 
 
 def open_envelope(envelope: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:

@@ -122,7 +122,7 @@ def _verify(args: argparse.Namespace) -> int:
     if not problems:
         problems = _artifact_problems(args, report, stmt)
     if problems:
-        if result.verdict is None and len(problems) > 1:  # malformed: one line
+        if result.verdict is None:  # not a report, or malformed: one line
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             print(f"{args.file}: REJECTED: {'; '.join(problems[:3])}{more}")
         else:
@@ -175,8 +175,9 @@ def _badge(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     problems = check_report(report).problems
     if problems:
-        more = f" ({len(problems)} problems; see `executorch-conformance verify {args.file}`)" if len(problems) > 1 else ""
-        print(f"executorch-conformance badge: {args.file} does not verify: {problems[0]}{more}", file=sys.stderr)
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        print(f"executorch-conformance badge: {args.file} does not verify: {'; '.join(problems[:3])}{more}; "
+              f"see `executorch-conformance verify {args.file}`", file=sys.stderr)
         return EXIT_REJECTED
     out_dir = args.out_dir or Path(args.file).parent
     for path in write_badge(report, out_dir):

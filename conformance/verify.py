@@ -253,7 +253,7 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
     released = releases() if released is None else released
     today = today or _today()
     if not isinstance(report, dict):
-        return Verification([f"the file holds a JSON {_kind(report).split()[-1]}, not a report object"])
+        return Verification([f"holds a JSON {_kind(report).split()[-1]}, not a report object"])
     if report.get("schema") != SCHEMA:
         return Verification([f"field 'schema' is {report.get('schema')!r}, not {SCHEMA!r}: not a conformance report"])
     version = report.get("suite_version")
