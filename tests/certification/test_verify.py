@@ -113,8 +113,8 @@ FORGERIES = [
     ("unreleased version", _set(("suite_version",), "0.3.0"), True, "suite version '0.3.0' was never released"),
     ("certify report with an expected failure", _xfail, True,
      "certify mode forbids expected failures, but RT-3 is one (known issue)"),
-    ("certify report with a declared not-applicable MUST check", _declared_na, True,
-     "certify mode: mandatory check AOT-1 is not applicable"),
+    ("certify report with a declared not-applicable MUST check, still certified", _declared_na, False,
+     "the report claims verdict 'certified' (certified=True), its results give 'not conformant'"),
     ("results reordered", lambda r: r["results"].reverse(), True, "results are not in check order"),
     ("unknown outcome", _set(("results", "#AOT-2", "outcome"), "skipped"), False, "unknown outcome 'skipped'"),
     ("verdict reasons edited", lambda r: (_fail(r), finish(r), r.update(verdict_reasons=[])), False,
@@ -200,7 +200,15 @@ def test_backend_without_named_data_is_exempt_in_certify_mode(report):
     assert check_report(forged(report, exempt, recompute=True)).verdict == "certified"
     # Declaring the capability and then not running its checks is not certified.
     declared = forged(report, lambda r: (exempt(r), r["backend"].update(capabilities=["named_data"])), True)
-    assert "certify mode: mandatory check NDATA-1 is not applicable" in verify_report(declared)
+    assert check_report(declared).ok and check_report(declared).verdict == "not conformant"
+    claimed = forged(declared, lambda r: r.update(verdict="certified", certified=True, verdict_reasons=[]))
+    assert any("its results give 'not conformant'" in p for p in verify_report(claimed))
+
+
+def test_a_certify_run_that_failed_verifies_as_not_conformant(report):
+    failing = forged(report, lambda r: _fail(r), recompute=True)
+    v = check_report(failing)
+    assert v.ok and v.verdict == "not conformant" and v.certify
 
 
 def test_expired_suite_version_is_rejected(report):
