@@ -151,7 +151,8 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
 
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
-    print(f"  re-running: {' '.join(rerun_command(report['options'], '<tmp>', args.expectations)[1:])}", flush=True)
+    shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
+    print(f"  re-running: {' '.join(shown)}", flush=True)
     new, diffs = rerun(report, expectations=args.expectations)
     for note in environment_notes(report, new):
         print(f"  re-run note: {note}")

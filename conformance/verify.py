@@ -404,9 +404,13 @@ def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[
     if options["workers"] < 1:
         problems.append(f"options.workers is {options['workers']}")
     wanted = expand_checks(options["checks"], release.check_ids)
-    if not unknown and sorted(selected) != sorted(wanted):
-        problems.append(f"options.checks {options['checks']!r} selects {', '.join(wanted) or 'nothing'}, but "
-                        f"selected is {', '.join(selected) or 'empty'}")
+    desc = "null (every check)" if options["checks"] is None else repr(options["checks"])
+    not_selected = [i for i in wanted if i not in selected]
+    if not_selected:
+        problems.append(f"options.checks {desc} selects {', '.join(not_selected)}, which selected lacks")
+    not_wanted = [i for i in selected if i in release.checks and i not in wanted]
+    if not_wanted:
+        problems.append(f"selected holds {', '.join(not_wanted)}, which options.checks {desc} does not select")
     return problems
 
 

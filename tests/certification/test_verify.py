@@ -159,11 +159,10 @@ def test_a_standard_run_of_some_checks_verifies_and_its_selection_must_match(edi
     report = make_report("standard", checks="PKG,BLOB")
     assert check_report(report).ok and check_report(report).verdict == "conformant"
     more = edit(report, lambda r: r["options"].update(checks="PKG"))
-    assert any("options.checks 'PKG' selects PKG-1, PKG-2, PKG-3, but selected is BLOB-1" in p
-               for p in verify_report(more))
+    assert "selected holds BLOB-1, BLOB-2, which options.checks 'PKG' does not select" in verify_report(more)
     hidden = edit(report, lambda r: (r["results"].pop(0), r["selected"].pop(0), finish(r)))
     hidden = finish(hidden)
-    assert any("options.checks 'PKG,BLOB' selects BLOB-1" in p for p in verify_report(hidden))
+    assert "options.checks 'PKG,BLOB' selects BLOB-1, which selected lacks" in verify_report(hidden)
 
 
 def test_a_failing_standard_report_verifies_with_verdict_not_conformant():
