@@ -297,7 +297,8 @@ def verify_envelope(envelope: dict[str, Any], public_keys: list) -> str:
         signed_by = ", ".join(k[:16] + "…" for k in parsed.signatures)
         if not set(parsed.signatures) & {k.keyid for k in keys}:
             trusted = ", ".join(k.keyid[:16] + "…" for k in keys)
-            raise AttestationError(f"signed by key {signed_by}, which is not a trusted key (trusted: {trusted})") from None
+            raise AttestationError(f"signed by key {signed_by}, which is not a trusted key "
+                                   f"(trusted: {trusted})") from None
         raise AttestationError(f"the signature by trusted key {signed_by} does not verify: the attestation was "
                                "altered after it was signed") from None
     return next(iter(accepted))
