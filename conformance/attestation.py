@@ -259,10 +259,12 @@ def open_envelope(envelope: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 
 
 def parse_statement(payload: bytes) -> dict[str, Any]:
+    from conformance.verify import loads_strict
+
     try:
-        stmt = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise AttestationError("the envelope's payload is not a JSON in-toto statement") from None
+        stmt = loads_strict(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise AttestationError(f"the envelope's payload is not a JSON in-toto statement ({exc})") from None
     if not isinstance(stmt, dict) or stmt.get("_type") != STATEMENT_TYPE:
         raise AttestationError(f"the envelope's payload is not an in-toto Statement ({STATEMENT_TYPE})")
     if stmt.get("predicateType") != PREDICATE_TYPE:
@@ -330,11 +332,14 @@ def sigstore_sign(payload: bytes, identity_token: str | None) -> str:
     from sigstore.oidc import IdentityToken, Issuer, detect_credential
     from sigstore.sign import SigningContext
 
-    config = ClientTrustConfig.production()
-    raw = identity_token or detect_credential()
-    token = IdentityToken(raw) if raw else Issuer(config.signing_config.get_oidc_url()).identity_token()
-    with SigningContext.from_trust_config(config).signer(token) as signer:
-        return signer.sign_dsse(Statement(payload)).to_json()
+    try:  # network, OIDC, Fulcio, Rekor: any failure is one line
+        config = ClientTrustConfig.production()
+        raw = identity_token or detect_credential()
+        token = IdentityToken(raw) if raw else Issuer(config.signing_config.get_oidc_url()).identity_token()
+        with SigningContext.from_trust_config(config).signer(token) as signer:
+            return signer.sign_dsse(Statement(payload)).to_json()
+    except Exception as exc:  # noqa: BLE001
+        raise AttestationError(f"Sigstore signing failed: {type(exc).__name__}: {exc}") from None
 
 
 def sigstore_verify(bundle_doc: dict[str, Any], identity: str, issuer: str | None) -> tuple[bytes, dict[str, Any]]:
@@ -351,6 +356,8 @@ def sigstore_verify(bundle_doc: dict[str, Any], identity: str, issuer: str | Non
         payload_type, payload = Verifier.production().verify_dsse(bundle, Identity(identity=identity, issuer=issuer))
     except (SigstoreError, ValueError) as exc:
         raise AttestationError(f"the Sigstore bundle does not verify for identity {identity!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001  (network, TUF trust root)
+        raise AttestationError(f"Sigstore verification could not run: {type(exc).__name__}: {exc}") from None
     if payload_type != PAYLOAD_TYPE:
         raise AttestationError(f"the Sigstore bundle's payload type is {payload_type!r}, not {PAYLOAD_TYPE!r}")
     return payload, parse_statement(payload)

@@ -36,12 +36,19 @@ def rerun(report: dict[str, Any], expectations: str | None = None,
     """(the new report, one line per check whose outcome differs)."""
     with tempfile.TemporaryDirectory(prefix="conformance-rerun-") as tmp:
         cmd = rerun_command(report["options"], tmp, expectations)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise ValueError(f"the re-run did not finish within {timeout_s:.0f} s") from None
         path = Path(tmp) / "report.json"
         if not path.exists():
             tail = " | ".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
             raise ValueError(f"the re-run wrote no report (exit {proc.returncode}): {tail}")
-        new = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            new = json.loads(path.read_text(encoding="utf-8"))
+            new["results"], new["environment"], new["backend"]["runtime_libraries"]  # noqa: B018
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"the re-run wrote a report this suite cannot read: {exc}") from None
     return new, differences(report, new)
 
 

@@ -58,7 +58,9 @@ def read_json(path: str | Path, max_bytes: int = MAX_READ_BYTES) -> Any:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and lines[0].lstrip().startswith("{") and lines[0].rstrip().endswith("}"):
         try:  # JSON Lines (an .intoto.jsonl file): one value per line
-            values = [json.loads(line) for line in lines]
+            values = [loads_strict(line) for line in lines]
+        except _DuplicateKey as exc:
+            raise Unreadable(f"is not JSON this tool reads: {exc}") from None
         except (ValueError, RecursionError):
             values = None
         if values is not None:
@@ -66,11 +68,35 @@ def read_json(path: str | Path, max_bytes: int = MAX_READ_BYTES) -> Any:
                 raise Unreadable(f"holds {len(values)} JSON lines; verify takes one report or one envelope")
             return values[0]
     try:
-        return json.loads(text)
+        return loads_strict(text)
     except json.JSONDecodeError as exc:
         raise Unreadable(f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise Unreadable(f"is not JSON this tool reads: {exc}") from None
     except RecursionError:
         raise Unreadable("is not JSON this tool reads: nested too deeply") from None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = {}
+    for key, value in pairs:
+        if key in obj:  # parsers disagree on which one wins: refuse, do not pick
+            raise _DuplicateKey(f"key {key!r} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """json.loads, refusing duplicate keys and NaN/Infinity (ValueError, RecursionError)."""
+    return json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
 
 
 def _size(n: int) -> str:

@@ -79,6 +79,9 @@ CASES = {
         json.dumps({"payload": "e30=", "payloadType": "text/plain", "signatures": []}).encode(),
         "payloadType is 'text/plain'"),
     "several JSON lines": (b'{"a": 1}\n{"b": 2}\n', "holds 2 JSON lines"),
+    "a duplicated key": (b'{"schema": "executorch-conformance-report", "schema": "x"}',
+                         "key 'schema' appears twice in one object"),
+    "NaN": (b'{"duration_s": NaN}', "NaN is not JSON"),
 }
 
 

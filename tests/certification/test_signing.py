@@ -237,3 +237,12 @@ def test_sigstore_is_optional(signed):
     _, path, _, _, _, _ = signed
     proc = cli("sign", path, "--sigstore")
     assert proc.returncode == 2 and "pip install 'executorch-conformance[sigstore]'" in proc.stderr
+
+
+def test_a_statement_with_a_duplicated_key_is_refused_even_if_signed():
+    """Two parsers could read two different reports from it: refused, not resolved."""
+    payload = (b'{"_type": "https://in-toto.io/Statement/v1", "predicateType": "%s", "subject": '
+               b'[{"name": "a", "digest": {"sha256": "00"}}], "predicate": {"verdict": "not conformant", '
+               b'"verdict": "certified"}}' % att.PREDICATE_TYPE.encode())
+    with pytest.raises(att.AttestationError, match="key 'verdict' appears twice"):
+        att.parse_statement(payload)
