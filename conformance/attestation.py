@@ -145,7 +145,7 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
         if not same:
             problems.append(f"--wheel {path.name} is version {meta.get('Version')!r}, but the report certifies "
                             f"{backend['distribution']} {backend['version']}")
-        for lib in backend["runtime_libraries"]:
+        for lib in backend.get("runtime_libraries", []):
             base = Path(lib["path"]).name
             for name in (n for n in names if n.rsplit("/", 1)[-1] == base):
                 h = hashlib.sha256()
@@ -165,7 +165,7 @@ def library_problems(report: dict[str, Any], library: str | Path) -> tuple[str, 
         digest = file_sha256(path)
     except OSError as exc:
         return "", [f"--library {path}: cannot be read ({exc.strerror or exc})"]
-    recorded = report["backend"]["runtime_libraries"]
+    recorded = report["backend"].get("runtime_libraries", [])
     if any(lib["sha256"] == digest for lib in recorded):
         return digest, []
     if not recorded:
@@ -189,7 +189,7 @@ def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, 
         problems += found
         out.append({"name": Path(library).name, "digest": {"sha256": digest}})
     if not libraries:
-        for lib in report["backend"]["runtime_libraries"]:
+        for lib in report["backend"].get("runtime_libraries", []):
             if lib.get("sha256"):
                 out.append({"name": Path(lib["path"]).name, "digest": {"sha256": lib["sha256"]}})
     if problems:

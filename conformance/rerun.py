@@ -80,7 +80,7 @@ def environment_notes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if a != b:
             notes.append(f"backend {key}: the report has {a}, here {b}")
     hashes = {Path(lib["path"]).name: lib.get("sha256") for lib in new["backend"]["runtime_libraries"]}
-    for lib in old["backend"]["runtime_libraries"]:
+    for lib in old["backend"].get("runtime_libraries", []):
         name = Path(lib["path"]).name
         if name in hashes and hashes[name] != lib.get("sha256"):
             notes.append(f"runtime library {name}: the report tested {str(lib.get('sha256'))[:16]}…, "

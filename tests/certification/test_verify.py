@@ -234,6 +234,12 @@ def test_a_report_of_the_previous_release_verifies_in_its_window():
     assert verify_report(report, today=datetime.date(2026, 12, 1)) == []
     assert any("suite version 0.1.0 was valid until 2027-06-01" in p
                for p in verify_report(report, today=datetime.date(2027, 6, 2)))
+    from conformance.attestation import library_problems
+
+    del report["backend"]["runtime_libraries"]  # optional in schema 1
+    assert library_problems(report, __file__)[1] == ["--library test_verify.py: the report records no runtime library"]
+    report = seal({k: v for k, v in report.items() if k != "content_sha256"})
+    assert verify_report(report, today=datetime.date(2026, 12, 1)) == []
     created_late = seal(dict(report, created="2027-06-02T00:00:00+00:00"))
     assert any("after suite version 0.1.0 stopped being valid" in p
                for p in verify_report(created_late, today=datetime.date(2027, 6, 2)))
