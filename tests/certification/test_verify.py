@@ -243,3 +243,17 @@ def test_a_report_of_the_previous_release_verifies_in_its_window():
     created_late = seal(dict(report, created="2027-06-02T00:00:00+00:00"))
     assert any("after suite version 0.1.0 stopped being valid" in p
                for p in verify_report(created_late, today=datetime.date(2027, 6, 2)))
+
+
+def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
+    """Real reports written by the released 0.1.0 (schema 1) are held to 0.1.0's check list."""
+    import json
+    from pathlib import Path
+
+    paths = sorted((Path(__file__).parents[2] / "matrix" / "results").glob("*/report.json"))
+    assert paths
+    for path in paths:
+        report = json.loads(path.read_text())
+        assert report["suite_version"] == "0.1.0"
+        v = check_report(report, today=datetime.date(2026, 12, 1))
+        assert v.ok, (path, v.problems)
