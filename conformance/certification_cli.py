@@ -237,7 +237,8 @@ def _add_signature_options(p: argparse.ArgumentParser) -> None:
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
     """Adds verify, badge, sign and keygen to the ``executorch-conformance`` sub-command parsers."""
     verify = sub.add_parser("verify", help="re-check a report or a signed attestation and print its verdict",
-                            description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+                            epilog=__doc__[__doc__.index("Exit codes"):],
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     verify.add_argument("file", metavar="FILE", help="report.json, REPORT.intoto.jsonl or REPORT.sigstore.json")
     _add_signature_options(verify)
     verify.add_argument("--identity", help="Sigstore: the signer identity the certificate must name (e-mail or URI)")
