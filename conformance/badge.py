@@ -8,14 +8,28 @@ from pathlib import Path
 from typing import Any
 
 COLORS = {"certified": "#2e7d32", "conformant": "#43a047", "not conformant": "#c62828"}
+#: A conformant verdict that needed waivers (expected failures, declared not-applicable MUST checks).
+WAIVED_COLOR = "#9e9d24"
 
 
 def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
-    """(label, message, color) for ``report``."""
-    summary = report["summary"]
-    message = f"{report['verdict']} {summary['passed']}/{summary['total']}"
-    label = f"executorch {report['environment']['executorch'].split('+')[0]}"
-    return label, message, COLORS.get(report["verdict"], "#9e9e9e")
+    """(label, message, color) for ``report``: ``certified 24/24``, ``conformant 17/24, 3 waived``.
+
+    Waived: expected failures and MUST checks declared not applicable (not the
+    conditional checks a backend is exempt from). Draw a badge only from a
+    report that verifies (``executorch-conformance badge`` does).
+    """
+    from conformance.verify import tally
+
+    counts, waived, _ = tally(report["results"], report["backend"].get("capabilities", []))
+    message = f"{report['verdict']} {counts['passed']}/{counts['total']}"
+    if waived:
+        message += f", {waived} waived"
+    label = f"executorch {(report['environment'].get('executorch') or 'unknown').split('+')[0]}"
+    color = COLORS.get(report["verdict"], "#9e9e9e")
+    if waived and report["verdict"] == "conformant":
+        color = WAIVED_COLOR
+    return label, message, color
 
 
 def _width(text: str) -> int:

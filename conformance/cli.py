@@ -112,28 +112,6 @@ class UsageError(ValueError):
     """The command line is wrong; the message says how."""
 
 
-def _badge(args: argparse.Namespace) -> int:
-    from conformance.badge import write_badge
-
-    report = json.loads(Path(args.report).read_text())
-    for path in write_badge(report, args.out_dir or Path(args.report).parent):
-        print(path)
-    return 0
-
-
-def _verify(args: argparse.Namespace) -> int:
-    from conformance.verify import verify_file
-
-    problems = verify_file(args.report)
-    if problems:
-        print(f"{args.report}: REJECTED")
-        for p in problems:
-            print(f"  - {p}")
-        return 1
-    print(f"{args.report}: verified")
-    return 0
-
-
 def _list(args: argparse.Namespace) -> int:
     from conformance.checks import all_checks
 
@@ -164,15 +142,6 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the longest a check may wait for the backend's code (default 120)")
     run.set_defaults(func=_run)
 
-    badge = sub.add_parser("badge", help="write badge.svg and badge.json for a report")
-    badge.add_argument("report")
-    badge.add_argument("--out-dir")
-    badge.set_defaults(func=_badge)
-
-    verify = sub.add_parser("verify", help="re-check a report: schema, hash, certify rules, suite version")
-    verify.add_argument("report")
-    verify.set_defaults(func=_verify)
-
     lst = sub.add_parser("list", help="list the checks with their clauses")
     lst.set_defaults(func=_list)
 
@@ -182,8 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="load this backend's runtime first (descriptor name or module:attr); repeatable")
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
+    from conformance.certification_cli import add_subcommands as _add_certification
     from matrix.cli import add_subcommands as _add_matrix
 
+    _add_certification(sub)
     _add_abi(sub)
     _add_matrix(sub)
     return parser

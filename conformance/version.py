@@ -2,8 +2,10 @@
 
 SUITE_VERSION = "0.2.0"
 
-#: Reports written by these suite versions are verified (semver range).
-SUPPORTED_REPORT_SUITE_VERSIONS = ">=0.2.0,<0.3.0"
+#: Reports written by these suite versions are verified (semver range). Within
+#: it, ``verify`` accepts only the versions released in conformance/released/,
+#: each within its validity window.
+SUPPORTED_REPORT_SUITE_VERSIONS = ">=0.1.0,<0.3.0"
 
 #: Version of the JSON report schema (docs/report-schema.md).
 REPORT_SCHEMA_VERSION = 2

@@ -1,0 +1,92 @@
+"""What each released suite version checks, and for how long its reports count.
+
+One JSON file per released suite version (``0.1.0.json``, ``0.2.0.json``, ...),
+committed with the release. Each holds:
+
+``suite_version``          the version
+``report_schema_version``  the ``schema_version`` its reports carry
+``released``               the release date (``YYYY-MM-DD``)
+``valid_until``            the last day on which ``verify`` accepts its reports
+``checks``                 every check of that version: id, clause, level, title, applies_if
+
+``verify`` compares a report with the file of the suite version that wrote
+it: a report whose checks differ from that list, or whose suite version has
+no file here, is rejected. The file of the current ``SUITE_VERSION`` is
+written from the registry by the maintainer script
+``python -m conformance.released --released DATE --valid-until DATE``
+(tests/certification/test_released.py fails when it drifts from the
+registry).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+CHECK_FIELDS = ("id", "clause", "level", "title", "applies_if")
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    suite_version: str
+    report_schema_version: int
+    released: datetime.date
+    valid_until: datetime.date
+    #: check id -> {"id", "clause", "level", "title", "applies_if"}, in check order
+    checks: dict[str, dict[str, Any]]
+
+    @property
+    def check_ids(self) -> list[str]:
+        return list(self.checks)
+
+    @property
+    def capabilities(self) -> set[str]:
+        return {c["applies_if"] for c in self.checks.values() if c["applies_if"]}
+
+
+def _parse(data: dict[str, Any]) -> Release:
+    return Release(
+        suite_version=data["suite_version"],
+        report_schema_version=data["report_schema_version"],
+        released=datetime.date.fromisoformat(data["released"]),
+        valid_until=datetime.date.fromisoformat(data["valid_until"]),
+        checks={c["id"]: {k: c[k] for k in CHECK_FIELDS} for c in data["checks"]},
+    )
+
+
+@lru_cache(maxsize=None)
+def releases(directory: str = str(HERE)) -> dict[str, Release]:
+    """Every released suite version, by version string."""
+    out = {}
+    for path in sorted(Path(directory).glob("*.json")):
+        release = _parse(json.loads(path.read_text(encoding="utf-8")))
+        if release.suite_version != path.stem:
+            raise ValueError(f"{path} holds suite version {release.suite_version}")
+        out[release.suite_version] = release
+    return out
+
+
+def registry_checks() -> list[dict[str, Any]]:
+    """The checks of this source tree, as a released file lists them."""
+    from conformance.checks import all_checks
+
+    return [{k: getattr(c, k) for k in CHECK_FIELDS} for c in all_checks()]
+
+
+def release_data(released: str, valid_until: str) -> dict[str, Any]:
+    from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
+
+    if datetime.date.fromisoformat(valid_until) <= datetime.date.fromisoformat(released):
+        raise ValueError(f"valid-until {valid_until} is not after the release date {released}")
+    return {
+        "suite_version": SUITE_VERSION,
+        "report_schema_version": REPORT_SCHEMA_VERSION,
+        "released": released,
+        "valid_until": valid_until,
+        "checks": registry_checks(),
+    }

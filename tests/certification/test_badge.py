@@ -1,0 +1,82 @@
+"""badge draws only from a report that verifies, and shows what was waived."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+from templates import finish, make_report
+from conformance.badge import badge_fields
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def waived_report():
+    """Standard mode: 17 passed, 3 waived (an expected failure, two declared not-applicable MUST checks),
+    4 exempt (no named data)."""
+    report = make_report("standard")
+    report.pop("content_sha256")
+    report["backend"]["capabilities"] = []
+    for r in report["results"]:
+        if r["applies_if"] == "named_data":
+            r.update(outcome="not_applicable", reason="the descriptor declares no named data")
+        elif r["id"] == "RT-3":
+            r.update(outcome="expected_failure", reason="known numerics issue")
+        elif r["id"] in ("RT-5", "RT-6"):
+            r.update(outcome="not_applicable", reason="declared")
+    return finish(report)
+
+
+def test_badge_messages_tell_certified_from_conformant_and_show_waivers():
+    assert badge_fields(make_report()) == ("executorch 1.5.1", "certified 24/24", "#2e7d32")
+    assert badge_fields(make_report("standard"))[1:] == ("conformant 24/24", "#43a047")
+    label, message, color = badge_fields(waived_report())
+    assert message == "conformant 17/24, 3 waived" and color == "#9e9d24"
+
+
+def test_badge_command_writes_from_a_verified_report(tmp_path):
+    (tmp_path / "report.json").write_text(json.dumps(waived_report()))
+    proc = cli("badge", tmp_path / "report.json")
+    assert proc.returncode == 0, proc.stderr
+    badge = json.loads((tmp_path / "badge.json").read_text())
+    assert badge["message"] == "conformant 17/24, 3 waived"
+    assert "conformant 17/24, 3 waived" in (tmp_path / "badge.svg").read_text()
+
+
+def test_badge_refuses_a_forged_report_in_one_line(tmp_path):
+    report = copy.deepcopy(make_report())
+    report["summary"].update(passed=999, total=999)
+    from conformance.report import seal
+
+    report.pop("content_sha256")
+    (tmp_path / "report.json").write_text(json.dumps(seal(report)))
+    proc = cli("badge", tmp_path / "report.json")
+    output = (proc.stdout + proc.stderr).strip()
+    assert proc.returncode == 1 and len(output.splitlines()) == 1, output
+    assert "does not verify: summary.passed is 999, but 24 results are passed" in output
+    assert "summary.total is 999, but the report has 24 results" in output
+    assert not (tmp_path / "badge.json").exists()
+
+
+def test_badge_from_a_signed_attestation_checks_the_key(tmp_path):
+    (tmp_path / "report.json").write_text(json.dumps(make_report()))
+    cli("keygen", "--out", tmp_path / "k.pem")
+    cli("keygen", "--out", tmp_path / "o.pem")
+    wheel = tmp_path / "w.whl"
+    import zipfile
+
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("executorch_reference_backend-0.2.0.dist-info/METADATA",
+                   "Name: executorch-reference-backend\nVersion: 0.2.0\n")
+    assert cli("sign", tmp_path / "report.json", "--key", tmp_path / "k.pem", "--wheel", wheel).returncode == 0
+    wrong = cli("badge", tmp_path / "report.intoto.jsonl", "--trusted-key", tmp_path / "o.pub.pem",
+                "--out-dir", tmp_path / "b")
+    assert wrong.returncode == 1 and "not a trusted key" in wrong.stderr and not (tmp_path / "b").exists()
+    ok = cli("badge", tmp_path / "report.intoto.jsonl", "--trusted-key", tmp_path / "k.pub.pem",
+             "--out-dir", tmp_path / "b")
+    assert ok.returncode == 0 and json.loads((tmp_path / "b" / "badge.json").read_text())["message"] == "certified 24/24"

@@ -1,0 +1,69 @@
+"""A real report of a short run (PKG and BLOB against the reference backend):
+it verifies, its library matches, and ``verify --rerun`` finds edited outcomes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from templates import finish
+from conformance.report import seal
+from conformance.rerun import differences, rerun_command
+
+CHECKS = "PKG,BLOB"
+
+
+def cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    out = tmp_path_factory.mktemp("real")
+    proc = cli("run", "--backend", "ReferenceBackend", "--checks", CHECKS, "-n", "1", "--report-dir", out)
+    assert (out / "report.json").exists(), proc.stdout + proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["options"]["checks"] == CHECKS and report["options"]["workers"] == 1
+    return out, report
+
+
+def test_the_real_report_verifies_with_its_runtime_library(real):
+    out, report = real
+    (lib,) = report["backend"]["runtime_libraries"]
+    proc = cli("verify", out / "report.json", "--library", lib["path"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verdict: CONFORMANT (standard mode): 5/5 passed" in proc.stdout
+    assert report["options"]["checks"] == CHECKS and sorted(report["selected"]) == sorted(
+        r["id"] for r in report["results"])
+
+
+def test_rerun_lists_the_checks_whose_outcome_differs(real, tmp_path):
+    _, report = real
+    edited = {k: v for k, v in json.loads(json.dumps(report)).items() if k != "content_sha256"}
+    for r in edited["results"]:
+        if r["id"] == "PKG-3":
+            r.update(outcome="not_applicable", reason="declared")
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(finish(edited)))
+    proc = cli("verify", path, "--rerun")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"--checks {CHECKS}" in proc.stdout and "--certify" not in proc.stdout
+    assert "re-run: 1 of 5 checks differ here:" in proc.stdout
+    assert "PKG-3: the report says not_applicable, the re-run here says passed" in proc.stdout
+
+
+def test_rerun_command_and_differences():
+    options = {"backend": "B", "expectations": None, "certify": True, "checks": None, "timeout": 30, "workers": 2}
+    assert rerun_command(options, "/tmp/x")[3:] == ["run", "--backend", "B", "--report-dir", "/tmp/x", "-n", "2",
+                                                    "--certify", "--timeout", "30"]
+    with pytest.raises(ValueError, match="which is not here"):
+        rerun_command(dict(options, expectations="/nowhere/expect.toml"), "/tmp/x")
+    old = {"results": [{"id": "A-1", "outcome": "passed", "reason": ""}, {"id": "A-2", "outcome": "failed", "reason": ""}]}
+    assert differences(old, old) == []
+    new = {"results": [{"id": "A-1", "outcome": "crashed", "reason": "SIGSEGV"}]}
+    assert differences(old, new) == ["A-1: the report says passed, the re-run here says crashed: SIGSEGV",
+                                     "A-2: the report says failed, the re-run has no result for it"]
