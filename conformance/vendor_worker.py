@@ -149,7 +149,7 @@ def run_task(name: str, log_path: str, *args: Any) -> Any:
     try:
         if _state.descriptor_error:
             raise VendorError(_state.descriptor_error)
-        return TASKS[name](*args)
+        return _task(name)(*args)
     except VendorError:
         raise
     except BaseException as exc:  # noqa: BLE001
@@ -161,6 +161,22 @@ def run_task(name: str, log_path: str, *args: Any) -> Any:
         os.dup2(saved[1], 2)
         os.close(saved[0])
         os.close(saved[1])
+
+
+def _task(name: str):
+    """A task of this module by name, or 'package.module:function' for a task defined elsewhere (the
+    function follows this module's contract and may use its public helpers)."""
+    if ":" in name:
+        import importlib
+
+        module, _, function = name.partition(":")
+        return getattr(importlib.import_module(module), function)
+    return TASKS[name]
+
+
+def descriptor() -> Any:
+    """The descriptor of this process (for tasks defined in other modules)."""
+    return _state.descriptor
 
 
 def step(what: str) -> None:
@@ -178,7 +194,7 @@ def _one_line(exc: BaseException) -> str:
     return text
 
 
-def _vendor(what: str, fn, *args, **kwargs):
+def vendor_call(what: str, fn, *args, **kwargs):
     """Calls the vendor's ``fn``; any exception becomes VendorError('<what> raised <Type>: <msg>')."""
     step(what)
     try:
@@ -192,13 +208,13 @@ def _vendor(what: str, fn, *args, **kwargs):
 # --------------------------------------------------------------------------- samples and eager outputs
 
 
-def _sample(name: str) -> tuple[Any, tuple[Any, ...]]:
+def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
     """(module in eval mode, inputs) of a sample model, made once per process with torch.manual_seed(0)."""
     if name not in _state.samples:
         import torch
 
         torch.manual_seed(0)
-        made = _vendor(f"make() of sample model {name!r}", _state.descriptor.sample(name).make)
+        made = vendor_call(f"make() of sample model {name!r}", _state.descriptor.sample(name).make)
         try:
             module, inputs = made
             inputs = tuple(inputs)
@@ -206,7 +222,7 @@ def _sample(name: str) -> tuple[Any, tuple[Any, ...]]:
             raise VendorError(
                 f"make() of sample model {name!r} returned {type(made).__name__}, not (module, inputs)"
             ) from None
-        _vendor(f"eval() of sample model {name!r}", module.eval)
+        vendor_call(f"eval() of sample model {name!r}", module.eval)
         _state.samples[name] = (module, inputs)
     return _state.samples[name]
 
@@ -232,13 +248,13 @@ def _eager(name: str, module: Any, inputs: tuple[Any, ...]) -> list[Any]:
     import torch
 
     with torch.no_grad():
-        out = _vendor(f"eager forward of sample model {name!r}", module, *inputs)
+        out = vendor_call(f"eager forward of sample model {name!r}", module, *inputs)
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
 def sample(name: str) -> dict[str, Any]:
     """The sample's inputs, eager outputs and weight digest."""
-    module, inputs = _sample(name)
+    module, inputs = made_sample(name)
     return {"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs)), "digest": _digest(module)}
 
 
@@ -249,11 +265,11 @@ def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | No
     model = _state.descriptor.sample(name)
     if model.make_inputs is None:
         return None
-    module, _ = _sample(name)
+    module, _ = made_sample(name)
     generator = torch.Generator().manual_seed(seed)
     cases = []
     for i in range(count):
-        inputs = tuple(_vendor(f"make_inputs() of sample model {name!r}", model.make_inputs, generator))
+        inputs = tuple(vendor_call(f"make_inputs() of sample model {name!r}", model.make_inputs, generator))
         cases.append({"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs))})
     return cases
 
@@ -261,27 +277,27 @@ def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | No
 # --------------------------------------------------------------------------- partitioners and lowering
 
 
-def _partitioners(which: str) -> list[Any]:
+def partitioners(which: str) -> list[Any]:
     if which == "named_data":
-        made = _vendor("named_data.make_partitioners()", _state.descriptor.named_data.make_partitioners)
+        made = vendor_call("named_data.make_partitioners()", _state.descriptor.named_data.make_partitioners)
         label = "named_data.make_partitioners()"
     else:
-        made = _vendor("make_partitioners()", _state.descriptor.make_partitioners)
+        made = vendor_call("make_partitioners()", _state.descriptor.make_partitioners)
         label = "make_partitioners()"
     try:
-        partitioners = list(made)
+        found = list(made)
     except TypeError:
         raise VendorError(f"{label} returned {type(made).__name__}, not a sequence of partitioners") from None
-    if not partitioners:
+    if not found:
         raise VendorError(f"{label} returned no partitioner")
-    return partitioners
+    return found
 
 
 def describe_partitioners(which: str) -> list[tuple[str, bool]]:
     """('module.qualname', is an executorch Partitioner) for each partitioner."""
     from executorch.exir.backend.partitioner import Partitioner
 
-    return [(f"{type(p).__module__}.{type(p).__qualname__}", isinstance(p, Partitioner)) for p in _partitioners(which)]
+    return [(f"{type(p).__module__}.{type(p).__qualname__}", isinstance(p, Partitioner)) for p in partitioners(which)]
 
 
 def _op_name(target: Any) -> str | None:
@@ -318,14 +334,14 @@ def _record(partitioner: Any, result: Any) -> PartitionRecord:
     )
 
 
-def _observe(partitioner: Any, records: list[PartitionRecord]) -> Any:
+def observe(partitioner: Any, records: list[PartitionRecord]) -> Any:
     """Records what ``partitioner.partition`` returns, keeping the vendor's own object (and so every
     other hook of it, such as transform_for_pre_decomposition): the method is shadowed on the instance."""
     original = partitioner.partition
     label = f"{type(partitioner).__qualname__}.partition()"
 
     def partition(exported_program):
-        result = _vendor(label, original, exported_program)
+        result = vendor_call(label, original, exported_program)
         records.append(_record(partitioner, result))
         return result
 
@@ -358,7 +374,7 @@ def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Low
     import torch
     from executorch.exir import to_edge_transform_and_lower
 
-    module, inputs = _sample(name)
+    module, inputs = made_sample(name)
     if digest is not None and _digest(module) != digest:
         raise VendorError(
             f"make() of sample model {name!r} gives other weights in another process under torch.manual_seed(0); "
@@ -366,20 +382,20 @@ def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Low
         )
     records: list[PartitionRecord] = []
     try:
-        partitioners = [_observe(p, records) for p in _partitioners(which)]
-        exported = _vendor(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs)
-        edge = _vendor(
+        observed = [observe(p, records) for p in partitioners(which)]
+        exported = vendor_call(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs)
+        edge = vendor_call(
             f"lowering sample model {name!r} with the backend's partitioners",
-            to_edge_transform_and_lower, exported, partitioner=partitioners,
+            to_edge_transform_and_lower, exported, partitioner=observed,
         )
-        program = _vendor(f"to_executorch() of sample model {name!r}", edge.to_executorch)
+        program = vendor_call(f"to_executorch() of sample model {name!r}", edge.to_executorch)
         pte = bytes(program.buffer)
         files: dict[str, str] = {}
         if out_dir is not None:
             out = Path(out_dir)
             out.mkdir(parents=True, exist_ok=True)
             (out / "model.pte").write_bytes(pte)
-            _vendor(f"writing the .ptd files of sample model {name!r}", program.write_tensor_data_to_file, str(out))
+            vendor_call(f"writing the .ptd files of sample model {name!r}", program.write_tensor_data_to_file, str(out))
             files = {p.name: str(p) for p in sorted(out.glob("*.ptd"))}
     except VendorError as exc:
         ids = {spec[0] for r in records for spec in r.tags.values()}
@@ -413,14 +429,14 @@ def load_runtime() -> RuntimeLoad:
         error = "the descriptor declares no runtime for this host (load_runtime is None)"
     else:
         try:
-            _vendor("load_runtime()", _state.descriptor.load_runtime)
+            vendor_call("load_runtime()", _state.descriptor.load_runtime)
         except VendorError as exc:
             error = str(exc)
     after = tuple(registry.registered_backend_names)
     libraries: tuple[str, ...] = ()
     libraries_error = None
     try:
-        listed = _vendor("runtime_libraries()", _state.descriptor.runtime_libraries)
+        listed = vendor_call("runtime_libraries()", _state.descriptor.runtime_libraries)
         libraries = tuple(str(p) for p in listed)
     except VendorError as exc:
         libraries_error = str(exc)
@@ -438,13 +454,13 @@ def load_runtime() -> RuntimeLoad:
     return _state.runtime
 
 
-def _require_runtime() -> None:
+def require_runtime() -> None:
     load = load_runtime()
     if load.error:
         raise VendorError(f"loading the runtime failed: {load.error}")
 
 
-def _load_method(pte: bytes | str, data_path: str | None, what: str, method: str = "forward"):
+def load_method(pte: bytes | str, data_path: str | None, what: str, method: str = "forward"):
     from executorch.runtime import Runtime
 
     kwargs = {"data_path": data_path} if data_path else {}
@@ -457,9 +473,9 @@ def _load_method(pte: bytes | str, data_path: str | None, what: str, method: str
 
 def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes | None) -> dict[str, Any]:
     """Loads (and with ``inputs``, executes) a program; returns the error the runtime raised, or None."""
-    _require_runtime()
+    require_runtime()
     try:
-        method = _load_method(pte, data_path, what)
+        method = load_method(pte, data_path, what)
         if inputs is None:
             return {"error": None, "outputs": None}
         step(f"execute of {what}")
@@ -470,9 +486,9 @@ def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes |
 
 def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -> dict[str, Any]:
     """Loads and executes a program once: {'outputs': bytes} or {'error': the runtime's error, 'step': ...}."""
-    _require_runtime()
+    require_runtime()
     try:
-        method = _load_method(pte, data_path, what)
+        method = load_method(pte, data_path, what)
     except RuntimeError as exc:
         return {"error": str(exc), "step": f"load of {what}"}
     step(f"execute of {what}")
@@ -486,13 +502,13 @@ def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -
 def execute_repeatedly(programs: list[tuple[str, bytes]], rounds: list[dict[str, bytes]], copies: int) -> dict:
     """Loads every program ``copies`` times, keeps all methods alive, and executes each method once per
     round with that round's inputs of its sample; returns the outputs by (sample, copy, round)."""
-    _require_runtime()
+    require_runtime()
     methods = []
     for name, pte in programs:
         for copy in range(copies):
             what = f"sample {name!r} (copy {copy + 1} of {copies})"
             try:
-                methods.append((name, copy, _load_method(pte, None, what)))
+                methods.append((name, copy, load_method(pte, None, what)))
             except RuntimeError as exc:
                 return {"error": str(exc), "step": f"load of {what}"}
     outputs = {}
