@@ -73,9 +73,10 @@ class Context:
     """Lazily obtained results of the vendor's code for the checks of one run."""
 
     def __init__(self, descriptor: BackendDescriptor, spec: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
-        without it the descriptor object itself is sent there (pickled with cloudpickle)."""
+        without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
+        receives what the vendor process prints outside the runtime calls (default: the scratch dir)."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -84,7 +85,7 @@ class Context:
         self.spec = spec
         self.timeout = float(timeout)
         self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
-        self.vendor = VendorProcess(spec, self.scratch_dir())
+        self.vendor = VendorProcess(spec, self.scratch_dir(), log_path)
         self._memo = Memo()
         self.current_check: str | None = None
         self._deadline = float("inf")

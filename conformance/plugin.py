@@ -151,7 +151,14 @@ class ConformanceRun:
         if self._context is None:
             from conformance.context import Context
 
-            self._context = Context(self.descriptor, self.spec, self.timeout)
+            report = self.config.getoption("et_report")
+            log = None
+            if report:
+                worker = getattr(self.config, "workerinput", {}).get("workerid")
+                log = Path(report).parent / f"vendor-process{'-' + worker if worker else ''}.log"
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.unlink(missing_ok=True)
+            self._context = Context(self.descriptor, self.spec, self.timeout, log)
         return self._context
 
     def close(self) -> None:

@@ -65,11 +65,11 @@ def verdict(
                 warnings.append(f"{r['id']} ({r['level']}) {r['outcome']}: {r['reason']}")
             continue
         if bad:
-            cause = f"{r['outcome'].replace('_', ' ')}: {_FIRST_SEEN.sub('', r['reason'])}"
+            cause = (r["outcome"].replace("_", " "), _cause(r["reason"]))
         elif certify and r["outcome"] == NOT_APPLICABLE and _exempt(r, capabilities):
             continue
         elif certify and r["outcome"] != PASSED:
-            cause = f"mandatory but {r['outcome'].replace('_', ' ')}: {r['reason']}"
+            cause = (f"mandatory but {r['outcome'].replace('_', ' ')}", r["reason"])
         else:
             continue
         causes.setdefault(cause, []).append(r["id"])
@@ -78,11 +78,12 @@ def verdict(
         reasons.append("the run was interrupted: a partial run is never conformant")
     if not results:
         reasons.append("the report holds no results")
-    for cause, ids in causes.items():
+    by_id = {r["id"]: r["reason"] for r in results}
+    for (outcome, cause), ids in causes.items():
         if len(ids) == 1:
-            reasons.append(f"{ids[0]} {cause}")
+            reasons.append(f"{ids[0]} {outcome}: {by_id[ids[0]]}")
         else:
-            reasons.append(f"{len(ids)} checks for one cause ({', '.join(ids)}) {cause}")
+            reasons.append(f"{len(ids)} checks {outcome} for one cause ({', '.join(ids)}): {cause}")
     if reasons:
         return "not conformant", reasons, warnings
     return ("certified" if certify else "conformant"), [], warnings
@@ -90,6 +91,15 @@ def verdict(
 
 #: The note the Context adds when a remembered failure is met again by another check.
 _FIRST_SEEN = re.compile(r" \(found while running [A-Z]+-\d+\)$")
+#: The vendor's code named as what raised: "make_partitioners() raised ...", "make() of sample model 'x' raised ...".
+_VENDOR_RAISED = re.compile(r"(\S+\(\)(?: of sample model '[^']*')? raised \w+.*)$")
+
+
+def _cause(reason: str) -> str:
+    """What a failure comes down to, so that checks failed by the same vendor error are grouped."""
+    reason = _FIRST_SEEN.sub("", reason)
+    found = _VENDOR_RAISED.search(reason)
+    return found.group(1) if found else reason
 
 
 def _exempt(result: dict[str, Any], capabilities) -> bool:

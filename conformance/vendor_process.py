@@ -75,14 +75,14 @@ def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
 class VendorProcess:
     """One child process for the vendor's code, restarted after a crash or a timeout."""
 
-    def __init__(self, spec: str | bytes, scratch: Path) -> None:
+    def __init__(self, spec: str | bytes, scratch: Path, log_path: Path | None = None) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value)."""
         self.spec = spec
         self.scratch = scratch
         self._pool: pebble.ProcessPool | None = None
         self._counter = itertools.count()
-        self.worker_log = scratch / "vendor-process.log"
+        self.worker_log = log_path or scratch / "vendor-process.log"
         self.restarts = 0
 
     def _ensure_pool(self) -> pebble.ProcessPool:

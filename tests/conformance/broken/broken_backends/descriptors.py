@@ -109,7 +109,7 @@ MISBEHAVING = variant(
 
 # The reference runtime, refusing blobs of a newer major but running a newer minor it cannot know
 # (run with LENIENT_MINOR_ONLY=1).
-ACCEPTS_NEWER_MINOR = ACCEPTS_INCOMPATIBLE
+ACCEPTS_NEWER_MINOR = dataclasses.replace(ACCEPTS_INCOMPATIBLE, version="0.1.0")  # the version built in
 
 # Not broken: a pre-release of the backend; the runtime writes its release (0.2.0) in log lines.
 PRERELEASE = dataclasses.replace(REFERENCE, version=f"{REFERENCE.version}rc1")

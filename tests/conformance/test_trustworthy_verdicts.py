@@ -1,0 +1,156 @@
+"""Verdicts rest on results that were obtained: each deliberately broken
+backend below fails the check that guards the clause for the reason it
+breaks it, and backends that are right in unusual ways pass."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from suite_runner import BROKEN, results_by_id, run_suite
+from conformance.checks.aot import claims_only_supported
+from conformance.context import PartitionRecord
+from conformance.outcomes import CheckFailed
+
+# descriptor, checks, env, {check: (outcome, pattern)}
+CASES = {
+    "process-dependent blob": (
+        "PROCESS_DEPENDENT", "AOT-5", {},
+        {"AOT-5": ("failed", r"blob 0 of 'mlp' differs between the first lowering and a lowering in a new process")},
+    ),
+    "partitioner that raises": (
+        "RAISING_PARTITIONERS", "AOT-1,AOT-2,AOT-3", {},
+        {c: ("failed", r"make_partitioners\(\) raised RuntimeError: no NPU driver found \(at .*descriptors\.py:\d+\)")
+         for c in ("AOT-1", "AOT-2", "AOT-3")},
+    ),
+    "sample whose make() raises": (
+        "BAD_SAMPLE", "AOT-3,RT-3", {},
+        {c: ("failed", r"make\(\) of sample model 'broken' raised ValueError: weights file missing")
+         for c in ("AOT-3", "RT-3")},
+    ),
+    "runtime_libraries() raises": (
+        "RUNTIME_LIBRARIES_RAISE", "RT-1", {},
+        {"RT-1": ("failed", r"runtime_libraries\(\) raised TypeError: runtime_libraries\(\) takes a path")},
+    ),
+    "runtime library that does not exist": (
+        "MISSING_LIBRARY", "RT-1", {},
+        {"RT-1": ("failed", r"runtime_libraries\(\) names /nonexistent/libvendor_runtime.so, which does not exist")},
+    ),
+    "runtime library that did not register": (
+        "OTHER_LIBRARY", "RT-1", {},
+        {"RT-1": ("failed", r"liblenient_backend.so, which is not loaded in the process after load_runtime\(\)")},
+    ),
+    "runtime that runs a newer minor": (
+        "ACCEPTS_NEWER_MINOR", "RT-5", {"LENIENT_MINOR_ONLY": "1"},
+        {"RT-5": ("failed", r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
+                            r"release; it must refuse it")},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case):
+    name, checks, env, expected = CASES[case]
+    code, report, output = run_suite(tmp_path, f"broken_backends.descriptors:{name}", "--checks", checks,
+                                     env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), **env})
+    assert report is not None, output
+    results = results_by_id(report)
+    for check_id, (outcome, pattern) in expected.items():
+        assert results[check_id]["outcome"] == outcome, results[check_id]
+        assert re.search(pattern, results[check_id]["reason"]), results[check_id]["reason"]
+    assert code == 1 and report["verdict"] == "not conformant"
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_one_cause_of_many_failures_is_said_once(tmp_path):
+    code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT")
+    (reason,) = [r for r in report["verdict_reasons"] if "for one cause" in r]
+    assert re.match(r"6 checks failed for one cause \(AOT-1, AOT-2, AOT-3, AOT-4, AOT-5, AOT-6\): make_partitioners\(\) "
+                    r"raised RuntimeError: no NPU driver found", reason), reason
+    assert len(report["verdict_reasons"]) == 1
+
+
+def test_a_runtime_library_error_is_recorded_in_the_report(tmp_path):
+    code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG")
+    (lib,) = report["backend"]["runtime_libraries"]
+    assert lib["sha256"] is None and "runtime_libraries() raised TypeError" in lib["error"]
+
+
+def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
+    code, report, output = run_suite(tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2")
+    results = results_by_id(report)
+    assert results["RT-1"]["outcome"] == "failed"
+    assert "'ReferenceBackend' was already registered before load_runtime() ran" in results["RT-1"]["reason"]
+
+
+def test_pre_decomposition_hook_of_the_vendor_partitioner_is_kept(tmp_path):
+    """The partitioner rewrites clamp(min=0) into relu in transform_for_pre_decomposition: the suite
+    lowers with the vendor's own object, so the hook runs and the sample is delegated and correct."""
+    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:PRE_DECOMPOSITION",
+                                     "--checks", "AOT-2,AOT-4,SER,RT-3")
+    assert code == 0, output
+    assert {r["outcome"] for r in report["results"]} == {"passed"}, report["results"]
+
+
+def test_a_prerelease_backend_version_passes_rt5(tmp_path):
+    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:PRERELEASE", "--checks", "RT-5")
+    assert code == 0, output
+    assert results_by_id(report)["RT-5"]["outcome"] == "passed"
+
+
+class _Records:
+    """Just enough of a Context for AOT-4: recorded partition results."""
+
+    class descriptor:  # noqa: N801
+        backend_id = "ReferenceBackend"
+        supported_ops = frozenset({"aten::relu.default"})
+        sample_models = [type("S", (), {"name": "m"})]
+
+    def __init__(self, ops, non_ops):
+        self.record = PartitionRecord("P", {"t0": ("ReferenceBackend", ())}, ops, non_ops, frozenset({"t0"}))
+
+    def partition_records(self, name):
+        return (self.record,)
+
+
+def test_aot4_ignores_nodes_that_are_not_operators_and_says_so():
+    ctx = _Records((("relu", "aten::relu.default", "t0"),), (("getitem", "getitem", "t0"),))
+    assert claims_only_supported(ctx) == "ignored tagged nodes that are not operators: getitem"
+    ctx = _Records((("relu", "aten::relu.default", "t0"), ("max", "aten::max.dim", "t0")), ())
+    with pytest.raises(CheckFailed, match=r"claimed aten::max.dim in sample model 'm'"):
+        claims_only_supported(ctx)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "xdist"])
+def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(tmp_path, broken_runtime_dir, workers):
+    """Ctrl-C while the runtime hangs inside C++: the run ends promptly, the report says interrupted and
+    not conformant, and no badge is written (a stale one is removed)."""
+    (tmp_path / "badge.json").write_text("{}")
+    env = dict(os.environ, BROKEN_RUNTIME_DIR=str(broken_runtime_dir), MISBEHAVE="execute:hang",
+               PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", "run", "--backend", "broken_backends.descriptors:MISBEHAVING",
+         "--checks", "RT-1,RT-3,RT-6", "--timeout", "600", "-n", workers, "--report-dir", str(tmp_path)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not list(tmp_path.glob("vendor-process*.log")):
+        time.sleep(0.5)  # the run is under way once a vendor process exists
+    time.sleep(15)  # RT-3 is now waiting on the hanging execute
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    interrupted = time.monotonic()
+    output, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - interrupted < 30, output
+    assert proc.returncode == 130, output
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["interrupted"] is True and report["verdict"] == "not conformant" and not report["certified"]
+    assert [r["id"] for r in report["results"]] == ["RT-1", "RT-3", "RT-6"]
+    assert "the run was interrupted: a partial run is never conformant" in report["verdict_reasons"]
+    assert not (tmp_path / "badge.json").exists() and not (tmp_path / "badge.svg").exists()
