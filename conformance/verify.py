@@ -196,6 +196,8 @@ def _type_problems(report: dict[str, Any], schema_version: int) -> list[str]:
             t.want(r, "duration_s", where, "num", "null", required=False)
     if schema_version >= 2:
         t.want_list_of(report, "selected", "", "str")
+        if "interrupted" in report:
+            t.want(report, "interrupted", "", "bool")
         if t.want(report, "options", "", "dict"):
             options = report["options"]
             t.want(options, "backend", "options", "str")
@@ -331,7 +333,8 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
     outcomes_ok = all(r["outcome"] in OUTCOMES for r in results)
     result = Verification(problems, certify=certify)
     if outcomes_ok and results:
-        expected, reasons, warnings = verdict(results, certify, capabilities)
+        interrupted = report.get("interrupted") is True
+        expected, reasons, warnings = verdict(results, certify, capabilities, interrupted)
         result.verdict = expected
         result.counts, result.waived, result.exempt = tally(results, capabilities)
         if report["verdict"] != expected or report["certified"] != (expected == "certified"):

@@ -257,3 +257,15 @@ def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
         assert report["suite_version"] == "0.1.0"
         v = check_report(report, today=datetime.date(2026, 12, 1))
         assert v.ok, (path, v.problems)
+
+
+def test_an_interrupted_report_claiming_conformance_is_rejected():
+    from templates import make_report
+    from conformance.report import seal
+
+    report = make_report(mode="standard", checks="PKG")
+    forged = seal({**{k: v for k, v in report.items() if k != "content_sha256"}, "interrupted": True})
+    problems = verify_report(forged)
+    assert any("claims verdict 'conformant'" in p and "give 'not conformant'" in p for p in problems), problems
+    typed = seal({**{k: v for k, v in report.items() if k != "content_sha256"}, "interrupted": "no"})
+    assert any("field 'interrupted' is" in p for p in verify_report(typed))
