@@ -2,7 +2,7 @@
 
 - ``abi_checks/baselines/<release>.json``: exported C++ symbols of the library that carries the
   backend registry, and the layouts of the backend-facing types (regenerate with
-  ``python abi_checks/make_baseline.py RELEASE``).
+  ``python -m abi_checks.tools.make_baseline RELEASE``).
 - ``abi_checks/python_api/<release>.json``: the Python AOT surface, extracted with griffe.
 - ``executorch-conformance abi diff OLD NEW`` and ``abi check LIB.so --against RELEASE...``.
 

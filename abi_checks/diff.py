@@ -64,7 +64,7 @@ def load_baseline(name_or_path: str | Path) -> dict:
     if not p.exists():
         raise UnknownRelease(
             f"no ABI baseline for executorch {name_or_path!s}; known releases: "
-            f"{', '.join(available_releases())} (make one with: python abi_checks/make_baseline.py "
+            f"{', '.join(available_releases())} (make one with: python -m abi_checks.tools.make_baseline "
             f"{name_or_path})"
         )
     return json.loads(p.read_text())

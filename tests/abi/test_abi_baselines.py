@@ -116,7 +116,7 @@ def test_python_api_file(release):
 
 
 def test_readme_carries_current_python_api_table():
-    from abi_checks.python_api import table
+    from abi_checks.tools.python_api import table
 
     readme = (PACKAGE_DIR / "README.md").read_text()
-    assert table() in readme, "abi_checks/README.md is stale: paste `python abi_checks/python_api.py --table`"
+    assert table() in readme, "abi_checks/README.md is stale: paste `python -m abi_checks.tools.python_api --table`"

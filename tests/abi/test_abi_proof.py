@@ -1,7 +1,7 @@
 """The 1.5.0 <-> 1.5.1 rows of the reference backend's ABI table, proven by running them.
 
 Needs a second venv with executorch 1.5.0 (torch 2.13.0); without it these tests skip and say
-how to make it (``python abi_checks/prove_table.py`` creates it, builds, and runs the same proof).
+how to make it (``python -m abi_checks.tools.prove_table`` creates it, builds, and runs the same proof).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ REFERENCE_LIB = (
 )
 MAKE_VENV = (
     f"python3.11 -m venv {VENV_150} && {VENV_150}/bin/pip install torch==2.13.0 executorch==1.5.0 "
-    f"(or: python abi_checks/prove_table.py, which also builds and runs the proof)"
+    f"(or: python -m abi_checks.tools.prove_table, which also builds and runs the proof)"
 )
 
 pytestmark = [
@@ -42,7 +42,7 @@ def run_delegated(python: Path, lib: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV")}
     env["PYTHONPATH"] = str(REPO / "reference_backend/python")
     r = subprocess.run(
-        [str(python), str(REPO / "abi_checks/run_delegated.py"), str(lib)],
+        [str(python), str(REPO / "abi_checks/tools/run_delegated.py"), str(lib)],
         capture_output=True,
         text=True,
         env=env,
@@ -70,7 +70,7 @@ def test_151_built_library_runs_in_150_runtime():
 @pytest.fixture(scope="module")
 def library_built_against_150(tmp_path_factory) -> Path:
     sys.path.insert(0, str(REPO))
-    from abi_checks.prove_table import build_against
+    from abi_checks.tools.prove_table import build_against
 
     if shutil.which("cmake", path=str(Path(sys.executable).parent)) is None and shutil.which("cmake") is None:
         pytest.skip("cmake is needed to build the reference runtime")

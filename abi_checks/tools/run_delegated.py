@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Load a reference-backend runtime library into this Python's ExecuTorch and run a delegated program.
 
-    PYTHONPATH=reference_backend/python python abi_checks/run_delegated.py LIB.so
+    PYTHONPATH=reference_backend/python python abi_checks/tools/run_delegated.py LIB.so
 
 Runs in whatever environment starts it (the proof uses it in two venvs, one per ExecuTorch
 release). Exports a small model with this environment's executorch and the reference backend's

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The Python AOT surface a backend author relies on, per ExecuTorch release, and what changed.
 
-    python abi_checks/python_api.py RELEASE [RELEASE ...] [--wheel-dir DIR]   # needs griffe
-    python abi_checks/python_api.py --table                                 # no griffe needed
+    python -m abi_checks.tools.python_api RELEASE [RELEASE ...] [--wheel-dir DIR]   # needs griffe
+    python -m abi_checks.tools.python_api --table                                 # no griffe needed
 
 The first form writes abi_checks/python_api/<release>.json: for each module below, the public
 classes and functions *defined* there (not re-exports), with signatures, base classes, methods,
@@ -28,10 +28,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from abi_checks import PYTHON_API_DIR  # noqa: E402
+from abi_checks import PYTHON_API_DIR
 
 MODULES = [
     "executorch.exir.backend.partitioner",
@@ -191,7 +189,7 @@ def extract(root: Path) -> dict:
 
 
 def _unpacked_root(release: str, wheel_dir: Path | None, tmp: Path) -> Path:
-    from abi_checks.make_baseline import find_or_download_wheel
+    from abi_checks.tools.make_baseline import find_or_download_wheel
 
     wheel = find_or_download_wheel(release, wheel_dir or tmp / "wheels")
     root = tmp / "unpacked"
@@ -215,7 +213,7 @@ def make(release: str, wheel_dir: Path | None) -> Path:
             "release": release,
             "generated": _dt.date.today().isoformat(),
             "generated_by": (
-                f"python abi_checks/python_api.py {release} (griffe {gv}, static: nothing imported)"
+                f"python -m abi_checks.tools.python_api {release} (griffe {gv}, static: nothing imported)"
             ),
             "modules": extract(root),
         }

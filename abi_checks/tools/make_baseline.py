@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the C++ ABI baseline of one ExecuTorch release: abi_checks/baselines/<release>.json.
 
-    python abi_checks/make_baseline.py RELEASE [--wheel-dir DIR] [--out FILE] [--keep-work DIR]
+    python -m abi_checks.tools.make_baseline RELEASE [--wheel-dir DIR] [--out FILE] [--keep-work DIR]
 
 What it does
   1. Takes ``executorch-RELEASE-*.whl`` from --wheel-dir (default: a temporary folder), after
@@ -40,12 +40,10 @@ import time
 import zipfile
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from abi_checks import BASELINE_DIR  # noqa: E402
-from abi_checks.abixml import AbiXml  # noqa: E402
-from abi_checks.elf import demangle_many, is_executorch_symbol, namespace_of, read_dynamic  # noqa: E402
+from abi_checks import BASELINE_DIR
+from abi_checks.tools.abixml import AbiXml
+from abi_checks.elf import demangle_many, is_executorch_symbol, namespace_of, read_dynamic
 
 SCHEMA_VERSION = 1
 
@@ -341,7 +339,7 @@ def layouts(pkg: Path, work: Path) -> dict:
 
 def _patch_member_types(so: Path, records: list[dict]) -> None:
     """Member types re-read from DWARF (see abi_checks/dwarf_types.py for why)."""
-    from abi_checks.dwarf_types import member_types
+    from abi_checks.tools.dwarf_types import member_types
 
     def walk(recs):
         for r in recs:
@@ -376,7 +374,7 @@ def make_baseline(release: str, wheel: Path, work: Path) -> dict:
         "wheel": wheel.name,
         "wheel_sha256": sha256(wheel),
         "generated": _dt.date.today().isoformat(),
-        "generated_by": "python abi_checks/make_baseline.py " + release,
+        "generated_by": "python -m abi_checks.tools.make_baseline " + release,
         "runtime_library": {"path": str(lib.relative_to(pkg.parent)), "why": why},
         "register_backend_exported_by": carriers,
         "symbols": symbol_table(lib),

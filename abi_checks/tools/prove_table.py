@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prove the 1.5.0 <-> 1.5.1 rows of the reference backend's ABI table by running them.
 
-    python abi_checks/prove_table.py [--work DIR] [--keep-going]
+    python -m abi_checks.tools.prove_table [--work DIR] [--keep-going]
 
 1. Creates DIR/venv-1.5.0 (default DIR: build/abi-work in the repository, or $ET_ABI_WORK) with ``python3.11 -m venv`` and
    ``pip install torch==2.13.0 executorch==1.5.0`` unless it already has executorch 1.5.0.
@@ -9,7 +9,7 @@
    (``cmake -S reference_backend/runtime -B DIR/build-ref-1.5.0 -G Ninja
    -DCMAKE_PREFIX_PATH=<1.5.0 site-packages>/executorch``; ``executorch_DIR`` is passed too, so
    the build cannot pick up the executorch of the Python on PATH).
-3. Runs ``abi_checks/run_delegated.py`` (export with the reference partitioner, load the library,
+3. Runs ``abi_checks/tools/run_delegated.py`` (export with the reference partitioner, load the library,
    run through ``executorch.runtime``, compare with eager) twice:
    - the library built against 1.5.1 (installed in this project's .venv) inside the 1.5.0 venv;
    - the library built against 1.5.0 inside this project's .venv (executorch 1.5.1).
@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 MAIN_VENV = REPO / ".venv"
 DEFAULT_WORK = Path(os.environ.get("ET_ABI_WORK", REPO / "build" / "abi-work"))
 LIB_NAME = "libreference_backend_runtime.so"
@@ -104,7 +104,7 @@ def run_in(venv: Path, lib: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV")}
     env["PYTHONPATH"] = str(REPO / "reference_backend/python")
     r = subprocess.run(
-        [str(venv / "bin/python"), str(REPO / "abi_checks/run_delegated.py"), str(lib)],
+        [str(venv / "bin/python"), str(REPO / "abi_checks/tools/run_delegated.py"), str(lib)],
         capture_output=True,
         text=True,
         env=env,
@@ -117,7 +117,6 @@ def run_in(venv: Path, lib: Path) -> dict:
 
 
 def predicted(lib: Path, release: str) -> str:
-    sys.path.insert(0, str(REPO))
     from abi_checks.check import check_library
 
     v = check_library(lib, [release]).verdicts[0]
