@@ -1,6 +1,5 @@
 // A defective runtime for the suite's own tests: it never refuses a blob for
 // its version, so the conformance check RT-5 must catch it.
-#include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/versions.h>
 
