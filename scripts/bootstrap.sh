@@ -2,6 +2,7 @@
 # Creates .venv (Python 3.11) with the pinned torch and executorch, installs
 # the contract kit (kit/), builds and installs the reference backend against
 # that executorch, and installs this
+# project. Safe to rerun: it skips what is already in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
