@@ -112,12 +112,19 @@ inline int register_backend(const char* backend_id, executorch::runtime::Backend
            backend_id, built_for, running.version.c_str(), running.library.c_str());
     return static_cast<int>(Error::NotSupported);
   }
-  // register_backend keeps the pointer: the record must live forever. One
-  // record per call site's id is enough, since an id registers once.
-  auto* record = new executorch::runtime::Backend{backend_id, backend};
-  const Error e = executorch::runtime::register_backend(*record);
-  if (e != Error::Ok) {
-    delete record;
+  // The record is kept for the process's lifetime, whether or not the
+  // registry copies it; the registry holds at most 16 backends anyway.
+  static executorch::runtime::Backend records[16];
+  static size_t used = 0;
+  if (used == sizeof(records) / sizeof(records[0])) {
+    ET_LOG(Error, "%s: more than 16 backends registered through backend_kit", backend_id);
+    return static_cast<int>(Error::InvalidArgument);
+  }
+  records[used] = executorch::runtime::Backend{backend_id, backend};
+  const Error e = executorch::runtime::register_backend(records[used]);
+  if (e == Error::Ok) {
+    ++used;
+  } else {
     ET_LOG(Error, "%s: register_backend failed with error 0x%x (the registry holds at most 16 backends)",
            backend_id, static_cast<unsigned>(e));
   }
