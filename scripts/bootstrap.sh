@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Creates .venv (Python 3.11) with the pinned torch and executorch, builds and
-# installs the reference backend against that executorch, and installs this
+# Creates .venv (Python 3.11) with the pinned torch and executorch, installs
+# the contract kit (kit/), builds and installs the reference backend against
+# that executorch, and installs this
 # project. Safe to rerun: it skips what is already in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install "torch==${TORCH_VERSION}"
 "${PIP[@]}" install "executorch==${EXECUTORCH_VERSION}" "torch==${TORCH_VERSION}" \
   scikit-build-core "cmake>=3.28" ninja
+# The contract kit first: the reference backend's build and this project need it.
+"${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./kit
 # The backend's C++ runtime compiles against the executorch just installed.
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./reference_backend
 "${PIP[@]}" install --no-build-isolation -e ".[test]"

@@ -2,7 +2,6 @@
 // the real ExecuTorch BackendInterface. The header checksum is repaired
 // first, so mutations reach the payload parser instead of stopping at the
 // CRC. Accepted graphs with small tensors are then run on zeros.
-#include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/graph.h>
 #include <reference_backend/reference_backend.h>
@@ -25,12 +24,12 @@ extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, cons
 namespace {
 
 void repair_checksum(std::vector<uint8_t>& blob) {
-  if (blob.size() < reference_backend::kHeaderFixedLength) return;
-  if (std::memcmp(blob.data(), reference_backend::kHeaderMagic, 4) != 0) return;
+  if (blob.size() < backend_kit::kHeaderFixedLength) return;
+  if (std::memcmp(blob.data(), backend_kit::kHeaderMagic, 4) != 0) return;
   const size_t header_length = blob[4] | (blob[5] << 8);
   uint64_t payload_size = 0;
   for (int i = 7; i >= 0; --i) payload_size = (payload_size << 8) | blob[24 + i];
-  if (header_length < reference_backend::kHeaderFixedLength || header_length > blob.size() ||
+  if (header_length < backend_kit::kHeaderFixedLength || header_length > blob.size() ||
       payload_size > blob.size() - header_length) {
     return;
   }

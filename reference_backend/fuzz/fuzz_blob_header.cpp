@@ -1,6 +1,5 @@
 // judge_blob() on arbitrary bytes: never reads out of bounds (ASan), never
 // hits undefined behaviour (UBSan), and its result is self-consistent.
-#include <reference_backend/blob_header.h>
 #include <reference_backend/versions.h>
 
 #include <cstdlib>

@@ -22,7 +22,7 @@ def main() -> None:
 
     out = HERE / "corpus"
     out.mkdir(exist_ok=True)
-    vectors = json.loads((HERE.parent / "tests" / "vectors" / "blob_headers.json").read_text())
+    vectors = json.loads((HERE.parents[1] / "kit" / "vectors" / "blob_headers.json").read_text())
     for vector in vectors:
         (out / f"vector-{vector['name']}").write_bytes(bytes.fromhex(vector["blob"]))
     for name in cases():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from typing import Callable
 
-from reference_backend.blob_header import blob_checksum
+from backend_kit.header import checksum
 from reference_backend.pte_blobs import delegate_blobs
 
 
@@ -34,6 +34,6 @@ def set_u16(offset: int, value: int, fix_checksum: bool = True):
 def refresh_checksum(raw: bytearray) -> bytearray:
     length = struct.unpack_from("<H", raw, 4)[0]
     payload_size = struct.unpack_from("<Q", raw, 24)[0]
-    crc = blob_checksum(bytes(raw[:length]), bytes(raw[length : length + payload_size]))
+    crc = checksum(bytes(raw[:length]), bytes(raw[length : length + payload_size]))
     struct.pack_into("<I", raw, 32, crc)
     return raw

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import reference_backend
 from forge import replace_blob
 from models import cases
-from reference_backend.blob_header import BlobHeaderError, decode_header
+from backend_kit.header import HeaderError, decode
 from reference_backend.pte_blobs import delegate_blobs
 
 
@@ -46,7 +46,7 @@ def test_every_truncation_is_refused(mlp):
 
 def test_every_single_byte_change_of_the_header(mlp, capfd):
     pte, blob, example, expected = mlp
-    length = decode_header(blob).header_length
+    length = decode(blob).header_length
     results = {}
     for offset in range(length):
         for flip in (0x01, 0xFF):
@@ -62,7 +62,7 @@ def test_every_single_byte_change_of_the_header(mlp, capfd):
 
 def test_every_single_byte_change_of_the_payload(mlp, capfd):
     pte, blob, example, expected = mlp
-    length = decode_header(blob).header_length
+    length = decode(blob).header_length
     results = {}
     for offset in range(length, len(blob)):
         def edit(raw, offset=offset):
@@ -79,8 +79,8 @@ def test_every_single_byte_change_of_the_payload(mlp, capfd):
 @given(st.binary(max_size=256))
 def test_python_decoder_gives_a_header_or_a_documented_error(data):
     try:
-        header = decode_header(data)
-    except BlobHeaderError as exc:
+        header = decode(data)
+    except HeaderError as exc:
         assert str(exc)
     else:
         assert header.header_length <= len(data)

@@ -98,11 +98,11 @@ def test_unwritable_blob_format_is_refused_at_partitioner_creation(spec):
 
 
 def test_log_lines_fit_executorch_logger_with_two_digit_versions(runtime):
-    from reference_backend.blob_header import BlobHeader, encode_blob
+    from backend_kit.header import Header, encode
 
     # ExecuTorch cuts a log message at 255 bytes ("$" marks the cut).
     for fmt in [(99, 99), (1, 0), (0, 99)]:
-        blob = encode_blob(BlobHeader("ReferenceBackend", fmt, (99, 99, 99), (99, 99, 99)), b"")
+        blob = encode(Header("ReferenceBackend", fmt, (99, 99, 99), (99, 99, 99)), b"")
         assert len(reference_backend.judge_blob(blob).message) <= 253
 
 

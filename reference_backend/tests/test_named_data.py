@@ -21,7 +21,7 @@ import reference_backend
 from forge import refresh_checksum, replace_blob
 from models import MLP
 from reference_backend import ProgramCompatibilityError, ReexportRecommendedWarning
-from reference_backend.blob_header import decode_header, payload_of
+from backend_kit.header import decode, payload_of
 from reference_backend.compile_specs import CompileSpecError, named_data_specs, parse_compile_specs
 from reference_backend.pte_blobs import delegate_blobs, ptd_named_data, pte_named_data, read_ptd_index
 from reference_backend.serialize import named_entries
@@ -62,7 +62,7 @@ def external(mlp, tmp_path_factory):
 
 def table(pte: bytes):
     (blob,) = delegate_blobs(pte)
-    return named_entries(payload_of(blob.data), decode_header(blob.data).blob_format[1])
+    return named_entries(payload_of(blob.data), decode(blob.data).blob_format[1])
 
 
 def log_lines(text: str) -> list[str]:
@@ -257,7 +257,7 @@ def test_two_programs_share_one_ptd(runtime, mlp, tmp_path):
 def test_format_1_1_blobs_still_run(runtime, mlp):
     model, example, expected = mlp
     pte = export(model, example, [reference_backend.blob_format_spec(1, 1)])
-    assert decode_header(delegate_blobs(pte)[0].data).blob_format == (1, 1)
+    assert decode(delegate_blobs(pte)[0].data).blob_format == (1, 1)
     with pytest.warns(ReexportRecommendedWarning, match="format 1.1"):
         method = reference_backend.load_method(pte)
     torch.testing.assert_close(method.execute(list(example))[0], expected, rtol=1e-5, atol=1e-6)
@@ -267,7 +267,7 @@ def _payload_edit(edit):
     """An edit of the blob's payload (offsets relative to it), checksum repaired."""
 
     def apply(raw: bytearray) -> bytearray:
-        start = decode_header(bytes(raw)).header_length
+        start = decode(bytes(raw)).header_length
         payload = bytearray(raw[start:])
         edit(payload)
         raw[start:] = payload

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import backend_kit
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -29,7 +30,8 @@ def broken_runtime_dir(tmp_path_factory) -> Path:
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     subprocess.run(
         [cmake, "-S", str(BROKEN / "runtime"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_PREFIX_PATH={_executorch_prefix()}", "-DCMAKE_BUILD_TYPE=Release"],
+         f"-DCMAKE_PREFIX_PATH={_executorch_prefix()}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
+         "-DCMAKE_BUILD_TYPE=Release"],
         check=True, capture_output=True, env=env,
     )
     subprocess.run([cmake, "--build", str(build)], check=True, capture_output=True, env=env)

@@ -13,7 +13,7 @@ from suite_runner import results_by_id, run_suite
 CASES = {
     "WRONG_ID": ("AOT,SER", "AOT-2", r"'ReferenceBackendV2' names no BackendDetails subclass"),
     "NONDETERMINISTIC": ("AOT", "AOT-5", r"preprocess is not deterministic: blob 0 of 'mlp' differs"),
-    "MISSING_HEADER": ("BLOB,SER", "BLOB-1", r"does not start with a valid contract header: blob starts with"),
+    "MISSING_HEADER": ("BLOB,SER", "BLOB-1", r"does not start with a valid contract header: wrong magic"),
     "PRIVATE_IMPORT": ("PKG", "PKG-2", r"private_import_vendor/__init__.py:3: executorch.exir._serialize._program"),
     "CLAIMS_TOO_MUCH": ("AOT", "AOT-4", r"claimed aten::sigmoid in sample model 'partially_delegated'"),
     "WRONG_NUMERICS": ("RT", "RT-3", r"sample 'mlp' output 0 differs from eager PyTorch: max abs difference"),

@@ -57,7 +57,7 @@ def exported(tmp_path_factory):
     from executorch.exir import to_edge_transform_and_lower
 
     import reference_backend
-    from reference_backend.blob_header import decode_header, payload_of
+    from backend_kit.header import decode, payload_of
     from reference_backend.pte_blobs import delegate_blobs
     from reference_backend.serialize import named_entries
 
@@ -75,7 +75,7 @@ def exported(tmp_path_factory):
         program.write_tensor_data_to_file(str(out))
     (out / "inputs.txt").write_text(" ".join(f"{v:.9g}" for v in x.flatten().tolist()))
     (blob,) = delegate_blobs((out / "external.pte").read_bytes())
-    keys = [e.key for e in named_entries(payload_of(blob.data), decode_header(blob.data).blob_format[1])]
+    keys = [e.key for e in named_entries(payload_of(blob.data), decode(blob.data).blob_format[1])]
     with torch.no_grad():
         expected = model(x)
     return out, expected, keys

@@ -1,6 +1,8 @@
 """The reference backend builds as a wheel with plain `pip wheel` (build
-isolation on), and the wheel carries the compiled runtime, its headers and
-its CMake package, with a RUNPATH that works wherever the wheel is installed."""
+isolation on: the contract kit comes from a wheel built from kit/ first,
+offered with --find-links), and the wheel carries the compiled runtime, its
+headers and its CMake package, with a RUNPATH that works wherever the wheel
+is installed."""
 
 from __future__ import annotations
 
@@ -17,15 +19,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT / "reference_backend")],
-        capture_output=True, text=True, timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def wheels(tmp_path_factory) -> tuple[Path, Path]:
+    """(reference backend wheel, kit wheel)."""
+    out, kit = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("kit-wheel")
+    for source, dest, extra in ((ROOT / "kit", kit, []), (ROOT / "reference_backend", out, ["--find-links", str(kit)])):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dest), *extra, str(source)],
+            capture_output=True, text=True, timeout=900,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
     (path,) = out.glob("executorch_reference_backend-*.whl")
-    return path
+    (kit_wheel,) = kit.glob("executorch_backend_kit-*-py3-none-any.whl")
+    return path, kit_wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(wheels) -> Path:
+    return wheels[0]
 
 
 def test_wheel_contents(wheel):
@@ -42,6 +52,15 @@ def test_wheel_contents(wheel):
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Dist: executorch<1.6,>=1.5" in text
+    assert "Requires-Dist: executorch-backend-kit<0.2,>=0.1" in text
+
+
+def test_kit_wheel_is_pure_python_with_its_headers_and_cmake(wheels):
+    names = set(zipfile.ZipFile(wheels[1]).namelist())
+    for name in ["backend_kit/header.py", "backend_kit/runtime.py", "backend_kit/include/backend_kit/header.h",
+                 "backend_kit/include/backend_kit/register.h", "backend_kit/cmake/BackendKitConfig.cmake",
+                 "backend_kit/cmake/BackendKit.cmake"]:
+        assert name in names, name
 
 
 def test_runtime_library_runpath_is_relative(wheel, tmp_path):

@@ -12,7 +12,7 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.version import __version__ as executorch_version
 from torch.export import ExportedProgram
 
-from reference_backend.blob_header import BlobHeader, encode_blob
+from backend_kit.header import Header, encode
 from reference_backend.compile_specs import parse_compile_specs
 from reference_backend.named_data import data_store_output
 from reference_backend.serialize import serialize_payload
@@ -34,14 +34,14 @@ def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     and the named data the payload refers to (compile spec named_data_threshold)."""
     options = parse_compile_specs(compile_specs)
     payload = serialize_payload(edge_program, options)
-    header = BlobHeader(
+    header = Header(
         backend_id=backend_id,
         blob_format=options.blob_format,
         backend_version=version_triple(__version__),
         executorch_version=version_triple(executorch_version),
     )
     return PreprocessResult(
-        processed_bytes=encode_blob(header, payload.data),
+        processed_bytes=encode(header, payload.data),
         data_store_output=data_store_output(payload.named, options.named_data_file),
     )
 

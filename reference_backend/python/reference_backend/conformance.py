@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from conformance.descriptor import BackendDescriptor, NamedDataSupport, SampleModel
 
-from reference_backend.blob_header import decode_header, payload_of
+from backend_kit.header import decode, payload_of
 from reference_backend.compile_specs import blob_format_spec, named_data_specs
 from reference_backend.ops import SUPPORTED_OPS
 from reference_backend.partitioner import ReferencePartitioner
@@ -44,7 +44,7 @@ class _LargeMLP(torch.nn.Module):
 
 def _required_keys(blob: bytes) -> list[tuple[str, str | None]]:
     """The named-data keys a blob needs, from the table in its payload."""
-    entries = named_entries(payload_of(blob), decode_header(blob).blob_format[1])
+    entries = named_entries(payload_of(blob), decode(blob).blob_format[1])
     return [(e.key, e.file) for e in entries]
 
 

@@ -13,7 +13,7 @@ import dataclasses
 import warnings
 from pathlib import Path
 
-from reference_backend.blob_header import BlobHeaderError, decode_header, payload_of
+from backend_kit.header import HeaderError, decode, payload_of
 from reference_backend.pte_blobs import DelegateBlob, PteError, delegate_blobs, pte_named_data, read_ptd_index
 from reference_backend.runtime import BACKEND_ID, Judgement, judge_blob, load_runtime
 from reference_backend.serialize import SerializationError, named_entries
@@ -61,9 +61,9 @@ def _named_data_problems(blob: DelegateBlob, pte: bytes, data_path: str | Path |
     """Why the named data of ``blob`` cannot be found, in the words of the
     runtime's log line (src/backend.cpp, named_data_error)."""
     try:
-        header = decode_header(blob.data)
+        header = decode(blob.data)
         entries = named_entries(payload_of(blob.data), header.blob_format[1])
-    except (BlobHeaderError, SerializationError):
+    except (HeaderError, SerializationError):
         return []  # the runtime's verdict on the blob says what is wrong
     if not entries:
         return []

@@ -1,42 +1,36 @@
-"""Loads the C++ runtime library into this process's ExecuTorch runtime.
-
-The library links ``libexecutorch.so`` from the executorch wheel; loaded with
-RTLD_GLOBAL after ``executorch.runtime`` it binds to the runtime already in
-the process, and its static initializer registers "ReferenceBackend" in the
-registry that ``executorch.runtime.Runtime`` uses.
+"""Loads the C++ runtime library into this process's ExecuTorch runtime,
+through the contract kit's loader (backend_kit.runtime: the build-info check,
+failing closed, and the registration check), and asks it for verdicts.
 """
 
 from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
 import os
-import threading
 from pathlib import Path
 
-from packaging.version import Version
+from backend_kit import runtime as kit
+from backend_kit.header import VERDICTS
+from backend_kit.runtime import RuntimeLoadError, build_info
 
 from reference_backend.version import DISTRIBUTION
 
 BACKEND_ID = "ReferenceBackend"
 LIBRARY_NAME = "libreference_backend_runtime.so"
 _LIB_DIR = Path(__file__).resolve().parent / "lib"
-_lock = threading.Lock()
-_loaded: ctypes.CDLL | None = None
+#: What to do about a library that does not fit (named in every refusal).
+FIX = f"reinstall {DISTRIBUTION} in this environment (pip install --force-reinstall --no-build-isolation ./reference_backend)"
 
-VERDICTS = ("compatible", "compatible, re-export recommended", "incompatible", "invalid")
-
-
-class RuntimeLoadError(RuntimeError):
-    """The runtime library is missing, or does not fit the installed executorch."""
+__all__ = ["BACKEND_ID", "Judgement", "RuntimeLoadError", "build_info", "check_executorch_match", "judge_blob",
+           "library_path", "load_runtime", "runtime_info"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Judgement:
     """The runtime's verdict on one blob, as its init() would decide."""
 
-    verdict: str  # one of VERDICTS
+    verdict: str  # one of backend_kit.header.VERDICTS
     message: str  # the one-line log message; empty when compatible
     fields: dict[str, str]  # decoded header fields, when the header is readable
 
@@ -56,32 +50,9 @@ def library_path() -> Path:
     return Path(override) if override else _LIB_DIR / LIBRARY_NAME
 
 
-def build_info(path: Path | None = None) -> dict:
-    """What the library was built with (written by CMake next to it)."""
-    info = (path or library_path()).parent / "build_info.json"
-    try:
-        return json.loads(info.read_text())
-    except FileNotFoundError:
-        raise RuntimeLoadError(
-            f"{info} is missing: the {DISTRIBUTION} runtime was not built. Install the "
-            f"package with pip (pip install --no-build-isolation ./reference_backend)."
-        ) from None
-
-
 def check_executorch_match(built: str, running: str) -> None:
-    """Refuses a library built for another ExecuTorch minor release.
-
-    The C++ ABI is not promised stable across minor releases (docs/version-policy.md);
-    within one minor, 1.5.0 and 1.5.1 were measured compatible both ways (abi_checks/).
-    """
-    b, r = Version(built), Version(running)
-    if b.release[:2] != r.release[:2]:
-        raise RuntimeLoadError(
-            f"{DISTRIBUTION}'s runtime library was built against executorch {built}, but this "
-            f"process runs executorch {running}; a backend library must be built for the same "
-            f"executorch minor release. Fix: reinstall {DISTRIBUTION} in this environment "
-            f"(pip install --force-reinstall --no-build-isolation ./reference_backend)."
-        )
+    """Refuses a library built for another ExecuTorch minor release (or with an unreadable version)."""
+    kit.check_executorch_match(built, running, distribution=DISTRIBUTION, fix=FIX)
 
 
 def load_runtime(path: str | Path | None = None) -> ctypes.CDLL:
@@ -91,34 +62,13 @@ def load_runtime(path: str | Path | None = None) -> ctypes.CDLL:
     the fix when the library is missing, was built for another executorch,
     or does not register.
     """
-    global _loaded
-    with _lock:
-        if _loaded is not None and path is None:
-            return _loaded
-        import executorch.runtime
-        from executorch.version import __version__ as running
-
-        lib_path = Path(path) if path else library_path()
-        if not lib_path.exists():
-            raise RuntimeLoadError(f"runtime library {lib_path} does not exist")
-        check_executorch_match(build_info(lib_path)["executorch_version"], running)
-        lib = ctypes.CDLL(str(lib_path), mode=ctypes.RTLD_GLOBAL)
-        lib.reference_backend_register.restype = ctypes.c_int
-        lib.reference_backend_runtime_info.restype = ctypes.c_char_p
-        lib.reference_backend_judge_blob.restype = ctypes.c_int
-        lib.reference_backend_judge_blob.argtypes = [
-            ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
-        ]
-        code = lib.reference_backend_register()
-        names = executorch.runtime.Runtime.get().backend_registry.registered_backend_names
-        if code != 0 or BACKEND_ID not in names:
-            raise RuntimeLoadError(
-                f"{lib_path} loaded but {BACKEND_ID} is not registered (error 0x{code:x}); "
-                f"registered backends: {names}"
-            )
-        if path is None:
-            _loaded = lib
-        return lib
+    lib = kit.load_runtime(path or library_path(), BACKEND_ID, distribution=DISTRIBUTION, fix=FIX,
+                           register="reference_backend_register")
+    lib.reference_backend_register.restype = ctypes.c_int
+    lib.reference_backend_runtime_info.restype = ctypes.c_char_p
+    lib.reference_backend_judge_blob.restype = ctypes.c_int
+    lib.reference_backend_judge_blob.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    return lib
 
 
 def _parse_lines(text: str) -> dict[str, str]:

@@ -3,11 +3,11 @@
  * and parses the blob and looks up its named data, execute() runs it,
  * destroy() frees it.
  */
-#include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/reference_backend.h>
-#include <reference_backend/runtime_version.h>
 #include <reference_backend/versions.h>
+
+#include <backend_kit/register.h>
 
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
@@ -262,37 +262,10 @@ ReferenceBackendInterface& instance() {
 }  // namespace
 }  // namespace reference_backend
 
+// Refuses a runtime of another ExecuTorch minor release (the C++ ABI is not
+// promised across minors; abi_checks/ has the measured table) and a second
+// library holding the id: backend_kit::register_backend.
 extern "C" int reference_backend_register(void) {
-  using namespace reference_backend;
-  using executorch::runtime::Error;
-  auto* existing = executorch::runtime::get_backend_class(kBackendId);
-  if (existing == &instance()) {
-    return 0;
-  }
-  if (existing != nullptr) {
-    ET_LOG(Error, "%s: another library already registered a backend with this "
-           "id; load only one of them", kBackendId);
-    return static_cast<int>(Error::InvalidArgument);
-  }
-  // Refuse a runtime of another ExecuTorch minor release: the C++ ABI is not
-  // promised across minors (abi_checks/ has the measured table).
-  const RuntimeVersions& rt = runtime_versions();
-  const std::string built = std::to_string(rt.executorch_version.major) + "." +
-      std::to_string(rt.executorch_version.minor) + "." +
-      std::to_string(rt.executorch_version.patch);
-  const RuntimeIdentity running = identify_runtime();
-  if (!same_minor_release(built, running.version)) {
-    ET_LOG(Error, "%s: not registering: built for executorch %s, this process "
-           "runs executorch %s (%s); rebuild the backend for that release",
-           kBackendId, built.c_str(), running.version.c_str(),
-           running.library.c_str());
-    return static_cast<int>(Error::NotSupported);
-  }
-  static executorch::runtime::Backend backend{kBackendId, &instance()};
-  Error e = executorch::runtime::register_backend(backend);
-  if (e != Error::Ok) {
-    ET_LOG(Error, "%s: register_backend failed with error 0x%x (the registry "
-           "holds at most 16 backends)", kBackendId, static_cast<unsigned>(e));
-  }
-  return static_cast<int>(e);
+  return backend_kit::register_backend(reference_backend::kBackendId, &reference_backend::instance(),
+                                       BACKEND_KIT_EXECUTORCH_VERSION);
 }

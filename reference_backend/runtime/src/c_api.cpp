@@ -2,7 +2,6 @@
  * The C entry points used by Python (through ctypes) and by tests: what this
  * build is, and the verdict on a blob, computed by the same code as init().
  */
-#include <reference_backend/blob_header.h>
 #include <reference_backend/reference_backend.h>
 #include <reference_backend/versions.h>
 
@@ -11,10 +10,7 @@
 
 namespace {
 
-std::string version_text(const reference_backend::Version& v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor) + "." +
-      std::to_string(v.patch);
-}
+using backend_kit::version_string;
 
 }  // namespace
 
@@ -24,13 +20,13 @@ extern "C" const char* reference_backend_runtime_info(void) {
     const RuntimeVersions& rt = runtime_versions();
     return std::string("backend_id=") + rt.backend_id +
         "\ndistribution=" + rt.distribution +
-        "\nbackend_version=" + version_text(rt.backend_version) +
-        "\nexecutorch_version=" + version_text(rt.executorch_version) +
-        "\nheader_format_version=" + std::to_string(kHeaderFormatVersion) +
+        "\nbackend_version=" + version_string(rt.backend_version) +
+        "\nexecutorch_version=" + version_string(rt.executorch_version) +
+        "\nheader_format_version=" + std::to_string(backend_kit::kHeaderFormatVersion) +
         "\nblob_format_major=" + std::to_string(rt.blob_format_major) +
         "\nblob_format_minor_min=" + std::to_string(rt.blob_format_minor_min) +
         "\nblob_format_minor=" + std::to_string(rt.blob_format_minor) +
-        "\ncurrent_format_since=" + version_text(rt.current_format_since);
+        "\ncurrent_format_since=" + version_string(rt.current_format_since);
   }();
   return info.c_str();
 }
@@ -42,14 +38,14 @@ extern "C" int reference_backend_judge_blob(const uint8_t* blob, size_t size,
   std::string text = std::string("verdict=") + verdict_name(j.verdict) +
       "\nmessage=" + j.message;
   if (j.verdict != Verdict::kInvalid) {
-    const BlobHeader& h = j.header;
+    const backend_kit::Header& h = j.header;
     text += "\nheader_length=" + std::to_string(h.header_length) +
         "\nheader_format_version=" + std::to_string(h.header_format_version);
     if (j.verdict != Verdict::kIncompatible || !h.backend_id.empty()) {
       text += "\nblob_format=" + std::to_string(h.blob_format_major) + "." +
           std::to_string(h.blob_format_minor) +
-          "\nbackend_version=" + version_text(h.backend_version) +
-          "\nexecutorch_version=" + version_text(h.executorch_version) +
+          "\nbackend_version=" + version_string(h.backend_version) +
+          "\nexecutorch_version=" + version_string(h.executorch_version) +
           "\npayload_size=" + std::to_string(h.payload_size) +
           "\nchecksum=" + std::to_string(h.checksum) +
           "\nbackend_id=" + h.backend_id;

@@ -1,14 +1,22 @@
 /*
  * What this runtime build is and which blobs it reads. The numeric versions
- * come from CMake (the package version and the ExecuTorch it was built
- * against); the blob format range is owned by this file and must match
- * reference_backend/versions.py (a test compares them).
+ * come from CMake (backend_kit_target_versions: the package version and the
+ * ExecuTorch it was built against); the blob format range is owned by this
+ * file and must match reference_backend/version.py (a test compares them).
+ * The header and its verdict are the contract kit's (<backend_kit/header.h>).
  */
 #pragma once
 
-#include <reference_backend/blob_header.h>
+#include <backend_kit/header.h>
 
 namespace reference_backend {
+
+using backend_kit::Judgement;
+using backend_kit::RuntimeVersions;
+using backend_kit::Verdict;
+using backend_kit::Version;
+using backend_kit::judge_blob;
+using backend_kit::verdict_name;
 
 // The id stored in the .pte and registered with the runtime: the name of the
 // Python BackendDetails subclass. A vendor copying this backend renames it

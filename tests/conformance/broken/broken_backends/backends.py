@@ -8,7 +8,7 @@ import struct
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
 from reference_backend.backend import build_blob, build_result
-from reference_backend.blob_header import BlobHeader, decode_header, encode_blob, payload_of
+from backend_kit.header import Header, decode, encode, payload_of
 
 
 class NondeterministicBackend(BackendDetails):
@@ -17,9 +17,9 @@ class NondeterministicBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         blob = build_blob(edge_program, compile_specs, "NondeterministicBackend")
-        header = decode_header(blob)
+        header = decode(blob)
         payload = bytes(payload_of(blob)) + os.urandom(16)
-        return PreprocessResult(processed_bytes=encode_blob(_fields(header), payload))
+        return PreprocessResult(processed_bytes=encode(_fields(header), payload))
 
 
 class HeaderlessBackend(BackendDetails):
@@ -37,14 +37,14 @@ class WrongNumericsBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         blob = build_blob(edge_program, compile_specs, "WrongNumericsBackend")
-        header = decode_header(blob)
+        header = decode(blob)
         payload = bytearray(payload_of(blob))
         constant_bytes = struct.unpack_from("<Q", payload, 16)[0]
         if constant_bytes:
             at = len(payload) - constant_bytes
             (value,) = struct.unpack_from("<f", payload, at)
             struct.pack_into("<f", payload, at, value * 1.5 + 0.25)
-        return PreprocessResult(processed_bytes=encode_blob(_fields(header), bytes(payload)))
+        return PreprocessResult(processed_bytes=encode(_fields(header), bytes(payload)))
 
 
 class LenientBackend(BackendDetails):
@@ -53,6 +53,10 @@ class LenientBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         return PreprocessResult(processed_bytes=build_blob(edge_program, compile_specs, "LenientBackend"))
+
+
+def _fields(header) -> Header:
+    return Header(header.backend_id, header.blob_format, header.backend_version, header.executorch_version)
 
 
 class MisbehavingBackend(BackendDetails):
@@ -64,10 +68,6 @@ class MisbehavingBackend(BackendDetails):
         return build_result(edge_program, compile_specs, "MisbehavingInner")
 
 
-def _fields(header) -> BlobHeader:
-    return BlobHeader(header.backend_id, header.blob_format, header.backend_version, header.executorch_version)
-
-
 class ProcessDependentBackend(BackendDetails):
     """Appends hash() of a string to every payload: the same within a process, different in the next
     (Python randomizes str hashes per process), so only a lowering in a new process shows it."""
@@ -75,6 +75,6 @@ class ProcessDependentBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         blob = build_blob(edge_program, compile_specs, "ProcessDependentBackend")
-        header = decode_header(blob)
+        header = decode(blob)
         payload = bytes(payload_of(blob)) + struct.pack("<q", hash("executorch-conformance"))
-        return PreprocessResult(processed_bytes=encode_blob(_fields(header), payload))
+        return PreprocessResult(processed_bytes=encode(_fields(header), payload))

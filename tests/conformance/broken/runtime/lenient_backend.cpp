@@ -2,7 +2,6 @@
 // its version, so the conformance check RT-5 must catch it. With
 // LENIENT_MINOR_ONLY set it refuses a blob of another header format or blob
 // format major, as it should, but runs a newer minor it cannot know.
-#include <reference_backend/blob_header.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/versions.h>
 

@@ -1,12 +1,16 @@
-"""Regenerates blob_headers.json, the test vectors shared by the Python codec
-and the C++ runtime (reference_backend/tests/test_blob_header.py).
+"""Regenerates blob_headers.json, the test vectors of the contract header
+that the kit's Python codec (backend_kit.header), its C++ header
+(backend_kit/header.h, tests/kit/test_header_vectors.py), the reference
+runtime (reference_backend/tests/test_blob_header.py) and the suite's
+adapter (tests/conformance/test_contract_header.py) are all held to.
 
-    python reference_backend/tests/vectors/make_vectors.py
+    python kit/vectors/make_vectors.py
 
 Each vector is a whole blob (header + an 8-byte payload) with what a decoder
-must make of it and what a runtime of blob formats 1.0..1.2, version 0.2.0,
-built for executorch 1.5.x must decide. Rerun after changing the header
-format or the runtime's version range, and review the diff.
+must make of it and what the runtime RUNTIME below (the reference runtime:
+blob formats 1.0..1.2, version 0.2.0, built for executorch 1.5.1) must
+decide, with its exact log line. Rerun after changing the header format or
+the rules, and review the diff.
 """
 
 from __future__ import annotations
@@ -15,18 +19,29 @@ import json
 import struct
 from pathlib import Path
 
-from reference_backend.blob_header import BlobHeader, blob_checksum, encode_blob
+from backend_kit.header import Header, HeaderError, RuntimeVersions, checksum, decode, encode, judge
 
 PAYLOAD = bytes(range(8))
 ID = "ReferenceBackend"
+#: The runtime whose verdicts the vectors record (the reference runtime 0.2.0).
+RUNTIME = RuntimeVersions(
+    backend_id=ID,
+    distribution="executorch-reference-backend",
+    backend_version=(0, 2, 0),
+    executorch_version=(1, 5, 1),
+    blob_format_major=1,
+    blob_format_minor_min=0,
+    blob_format_minor=2,
+    current_format_since=(0, 2, 0),
+)
 
 
 def blob(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), backend_id=ID) -> bytes:
-    return encode_blob(BlobHeader(backend_id, fmt, backend, et), PAYLOAD)
+    return encode(Header(backend_id, fmt, backend, et), PAYLOAD)
 
 
 def rechecksum(raw: bytearray, header_length: int) -> bytes:
-    crc = blob_checksum(bytes(raw[:header_length]), bytes(raw[header_length:]))
+    crc = checksum(bytes(raw[:header_length]), bytes(raw[header_length:]))
     struct.pack_into("<I", raw, 32, crc)
     return bytes(raw)
 
@@ -46,6 +61,18 @@ def with_extra_field() -> bytes:
     struct.pack_into("<H", fixed, 4, 64)
     new = bytearray(fixed + b"\xAB" * 8 + ident + b"\0" * (64 - 48 - len(ident)) + PAYLOAD)
     return rechecksum(new, 64)
+
+
+def with_id_bytes(ident: bytes) -> bytes:
+    raw = bytearray(blob())
+    raw[40 : 40 + len(ident)] = ident
+    return rechecksum(raw, 56)
+
+
+def with_id_span(offset: int, length: int) -> bytes:
+    raw = bytearray(blob())
+    struct.pack_into("<HH", raw, 36, offset, length)
+    return rechecksum(raw, 56)
 
 
 def fields(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), length=56, backend_id=ID) -> dict:
@@ -116,7 +143,7 @@ def vectors() -> list[dict]:
         {
             "name": "unknown_header_version",
             "blob": with_header_version(2),
-            "decode_error": "header format version 2",
+            "decode_error": "header format 2, this runtime reads 1-1",
             "verdict": "incompatible",
             "message": ["header format 2, this runtime reads 1-1", "fix: re-export with executorch-reference-backend==0.2.0"],
         },
@@ -135,6 +162,13 @@ def vectors() -> list[dict]:
             "message": ["truncated", "8-byte payload"],
         },
         {
+            "name": "trailing_bytes",
+            "blob": good + b"\0",
+            "decode_error": "trailing bytes",
+            "verdict": "invalid",
+            "message": ["trailing bytes: header promises a 8-byte payload after a 56-byte header, blob has 65 bytes"],
+        },
+        {
             "name": "truncated_header",
             "blob": good[:5],
             "decode_error": "truncated",
@@ -149,6 +183,20 @@ def vectors() -> list[dict]:
             "message": ["checksum mismatch"],
         },
         {
+            "name": "id_outside_header",
+            "blob": with_id_span(48, 16),
+            "decode_error": "backend id [offset 48, length 16] lies outside the 56-byte header",
+            "verdict": "invalid",
+            "message": ["backend id [offset 48, length 16] lies outside the 56-byte header"],
+        },
+        {
+            "name": "id_not_utf8",
+            "blob": with_id_bytes(b"\xffeferenceBackend"),
+            "decode_error": "is not UTF-8",
+            "verdict": "invalid",
+            "message": ["backend id '\\xffeferenceBackend' is not UTF-8"],
+        },
+        {
             "name": "other_backend",
             "blob": blob(backend_id="XnnpackBackend"),
             "fields": fields(backend_id="XnnpackBackend"),
@@ -158,8 +206,23 @@ def vectors() -> list[dict]:
     ]
 
 
+def with_line(v: dict) -> dict:
+    """The vector with the runtime's exact log line, checked against the fragments."""
+    j = judge(v["blob"], RUNTIME)
+    assert j.verdict == v["verdict"], (v["name"], j.message)
+    assert all(part in j.message for part in v["message"]), (v["name"], j.message)
+    if "decode_error" in v:
+        try:
+            decode(v["blob"])
+        except HeaderError as exc:
+            assert v["decode_error"] in str(exc), (v["name"], exc)
+        else:
+            raise AssertionError(f"{v['name']} decodes")
+    return dict(v, blob=v["blob"].hex(), line=j.message)
+
+
 def main() -> None:
-    out = [dict(v, blob=v["blob"].hex()) for v in vectors()]
+    out = [with_line(v) for v in vectors()]
     path = Path(__file__).with_name("blob_headers.json")
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {len(out)} vectors to {path}")
