@@ -90,11 +90,29 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args += ["-n", str(args.workers)]
     else:
         pytest_args += ["-p", "no:xdist"]
-    code = pytest.main(pytest_args)
+    if args.verbose:
+        code = pytest.main(pytest_args)
+    else:  # quiet: progress and the table on the terminal, everything else in output.log
+        import io
+        import os
+
+        from conformance.console import Console
+
+        console = Console(io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), write_through=True, errors="replace"))
+        pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
+        with output_to(log):
+            code = pytest.main(pytest_args, plugins=[_Named(console, "et-console")])
     if not report_path.exists():
-        print("executorch-conformance run: no report was written (see the output above)", file=sys.stderr)
+        tail = log.read_text(errors="replace").strip().splitlines()[-15:] if log.exists() else []
+        print("executorch-conformance run: no report was written" + (f"; the end of {log}:" if tail else ""),
+              file=sys.stderr)
+        for line in tail:
+            print(f"  {line}", file=sys.stderr)
         return EXIT_INTERRUPTED if code == pytest.ExitCode.INTERRUPTED else EXIT_INTERNAL
     report = json.loads(report_path.read_text())
+    if not args.verbose:
+        console.summary(report, report_path.resolve())
+        print(f"log: {log.resolve()}")
     print(f"junit: {(report_dir / 'junit.xml').resolve()}")
     if report.get("interrupted"):
         for stale in ("badge.svg", "badge.json"):
@@ -106,6 +124,17 @@ def _run(args: argparse.Namespace) -> int:
     svg, endpoint = write_badge(report, report_dir)
     print(f"badge: {svg.resolve()} and {endpoint.resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
+
+
+class _Named:
+    """Registers a plugin object under a name (pytest.main(plugins=...) takes objects only)."""
+
+    def __init__(self, plugin, name: str) -> None:
+        self.plugin, self.name = plugin, name
+
+    def pytest_configure(self, config) -> None:
+        config.pluginmanager.register(self.plugin, self.name)
+        self.plugin.pytest_configure(config)
 
 
 class UsageError(ValueError):
@@ -138,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
     run.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (1 = in this process)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="show pytest's own output and what the backend prints, instead of progress lines")
     run.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                      help="the longest a check may wait for the backend's code (default 120)")
     run.set_defaults(func=_run)

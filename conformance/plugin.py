@@ -122,8 +122,17 @@ class ConformanceRun:
         self.config = config
         self.checks = {c.id: c for c in all_checks()}
         self.spec = config.getoption("et_backend")
+        report = config.getoption("et_report")
+        self.log = Path(report).parent / "output.log" if report else None
         try:
-            self.descriptor = load_descriptor(self.spec)
+            if self.log is not None:
+                from conformance.fdcapture import output_to
+
+                self.log.parent.mkdir(parents=True, exist_ok=True)
+                with output_to(self.log):  # what importing the vendor's and third-party modules prints
+                    self.descriptor = load_descriptor(self.spec)
+            else:
+                self.descriptor = load_descriptor(self.spec)
             self.expectations = load_expectations(config.getoption("et_expectations"), list(self.checks))
         except (DescriptorError, ExpectationsError) as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -253,29 +262,34 @@ class ConformanceRun:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-        if hasattr(config, "workerinput") or self.report is None:
-            return
+        if hasattr(config, "workerinput") or self.report is None or config.pluginmanager.has_plugin("et-console"):
+            return  # the CLI's console shows the table itself
         tr = terminalreporter
         tr.section(f"executorch conformance: {self.descriptor.backend_id} {self.descriptor.version}")
         for line in render_table(self.report["results"], tr._tw.fullwidth):
             tr.write_line(line)
-        s = self.report["summary"]
         tr.write_line("")
-        bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
-        tr.write_line(
-            f"verdict: {self.report['verdict'].upper()} ({self.report['mode']} mode"
-            f"{', interrupted' if self.report['interrupted'] else ''}): "
-            f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
-            f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
-            f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
-        )
-        for reason in self.report["verdict_reasons"]:
-            tr.write_line(f"  - {reason}")
-        for warning in self.report["warnings"]:
-            tr.write_line(f"  - warning: {warning}")
+        for line in verdict_lines(self.report):
+            tr.write_line(line)
         path = config.getoption("et_report")
         if path:
             tr.write_line(f"report: {Path(path).resolve()}")
+
+
+def verdict_lines(report: dict[str, Any]) -> list[str]:
+    """The verdict line with the counts, then its reasons and warnings."""
+    s = report["summary"]
+    bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
+    lines = [
+        f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
+        f"{', interrupted' if report['interrupted'] else ''}): "
+        f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
+        f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
+        f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
+    ]
+    lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
+    lines += [f"  - warning: {warning}" for warning in report["warnings"]]
+    return lines
 
 
 def _check_id_of(nodeid: str) -> str | None:

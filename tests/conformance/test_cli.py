@@ -173,3 +173,18 @@ def test_checks_that_raise_not_applicable_are_reported_as_such(tmp_path):
     assert all("declares no named data support" in r["reason"] for r in results.values())
     assert all(r["applies_if"] == "named_data" for r in results.values())
     assert report["backend"]["capabilities"] == [] and report["verdict"] == "conformant"
+
+
+def test_the_terminal_shows_progress_and_the_table_only(certified):
+    """Nothing the vendor did not ask for comes before the table: one progress line per check (third-party
+    warnings, pytest's own output and what the backend prints go to output.log)."""
+    _, report, output, out = certified
+    lines = output.splitlines()
+    start = lines.index(f"executorch conformance: ReferenceBackend {report['backend']['version']}")
+    progress = [line for line in lines[:start] if line.strip()]
+    total = len(all_checks())
+    assert len(progress) == total, progress
+    assert all(re.match(rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+PASS\s+[\d.]+ s$", line) for line in progress), progress
+    after = lines[start + 1:]
+    assert len(after) == 1 + total + 1 + 1 + 5, after  # header, rows, blank, verdict, report/log/junit/badge
+    assert (out / "output.log").exists()
