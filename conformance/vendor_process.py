@@ -119,7 +119,7 @@ class VendorProcess:
             except concurrent.futures.TimeoutError:
                 step, lines = read_log(log)
                 self.restarts += 1
-                raise VendorTimedOut(f"timed out after {timeout:g} s in {step or what}{quote_log(lines)}") from None
+                raise VendorTimedOut(f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}") from None
             except vendor_worker.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None

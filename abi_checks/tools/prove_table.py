@@ -102,7 +102,7 @@ def build_against(venv: Path, build: Path) -> Path:
 
 def run_in(venv: Path, lib: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV")}
-    env["PYTHONPATH"] = str(REPO / "reference_backend/python")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "reference_backend/python"), str(REPO / "kit")])
     r = subprocess.run(
         [str(venv / "bin/python"), str(REPO / "abi_checks/tools/run_delegated.py"), str(lib)],
         capture_output=True,

@@ -116,14 +116,14 @@ def forgeries(blob: bytes) -> list[Forgery]:
     newer_writer_major = (b0 + 1, 0, 0)
     newer_writer_minor = (b0, b1 + 1, 0)
     return [
-        Forgery(f"blob format {major + 1}.0 from a newer backend release",
-                with_header_fields(blob, blob_format=(major + 1, 0), backend_version=newer_writer_major),
-                f"{major + 1}.0", written),
+        Forgery(f"blob format {major + 1}.{minor} from a newer backend release",
+                with_header_fields(blob, blob_format=(major + 1, minor), backend_version=newer_writer_major),
+                f"{major + 1}.{minor}", written),
         Forgery(f"blob format {major}.{minor + 1} from a newer backend release",
                 with_header_fields(blob, blob_format=(major, minor + 1), backend_version=newer_writer_minor),
                 f"{major}.{minor + 1}", written),
-        Forgery(f"blob format {major + 1}.{minor} claimed by this backend version (an altered blob)",
-                with_header_fields(blob, blob_format=(major + 1, minor)), f"{major + 1}.{minor}", written),
+        Forgery(f"blob format {major + 1}.0 claimed by this backend version (an altered blob)",
+                with_header_fields(blob, blob_format=(major + 1, 0)), f"{major + 1}.0", written),
         Forgery(f"header format {h.header_format_version + 1}",
                 with_header_fields(blob, header_format=h.header_format_version + 1),
                 str(h.header_format_version + 1), str(h.header_format_version)),
