@@ -90,6 +90,7 @@ def build_against(venv: Path, build: Path) -> Path:
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DCMAKE_PREFIX_PATH={et}",
             f"-Dexecutorch_DIR={et / 'lib/cmake/executorch'}",
+            f"-DBackendKit_DIR={REPO / 'kit/backend_kit/cmake'}",
         ],
         stdout=subprocess.DEVNULL,
     )
