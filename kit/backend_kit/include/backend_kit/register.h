@@ -110,8 +110,9 @@ inline int collect_name(struct dl_phdr_info* info, size_t, void* data) {
 }  // namespace detail
 
 /// Every ExecuTorch runtime in the process: the one this backend's calls
-/// bind to, and every other loaded object defining register_backend (a
-/// Python extension of another release loaded with RTLD_LOCAL, say).
+/// bind to, every loaded object of an executorch package (the Python
+/// extension of another release loaded with RTLD_LOCAL, say, whose runtime
+/// symbols are hidden) and every loaded object exporting register_backend.
 inline std::vector<RuntimeIdentity> identify_runtimes() {
   std::vector<RuntimeIdentity> found;
 #ifdef BACKEND_KIT_HAVE_DLADDR
@@ -119,6 +120,16 @@ inline std::vector<RuntimeIdentity> identify_runtimes() {
   std::vector<std::string> names;
   dl_iterate_phdr(&detail::collect_name, &names);
   for (const std::string& name : names) {
+    // Any object of an executorch package (a release may keep its runtime's
+    // symbols hidden inside its Python extension, as 1.4 does) ...
+    char* real = realpath(name.c_str(), nullptr);
+    const std::string path = real != nullptr ? real : name;
+    std::free(real);
+    const std::string version = detail::package_version(path);
+    bool known = false;
+    for (const RuntimeIdentity& r : found) known = known || r.library == path;
+    if (!version.empty() && !known) found.push_back({path, version});
+    // ... and any object exporting register_backend, wherever it lives.
     void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
     if (handle == nullptr) continue;
     detail::add_runtime_at(dlsym(handle, detail::kRegisterBackendSymbol), found);

@@ -23,7 +23,7 @@ extern "C" {
 
 /// Registers "ReferenceBackend" with the ExecuTorch runtime. Returns 0 (also
 /// when this library already registered it), else the ExecuTorch error code:
-/// NotSupported (0x14) unless every ExecuTorch runtime in the process is of
+/// NotSupported (0x10) unless every ExecuTorch runtime in the process is of
 /// the minor release this library was built for, read from its package
 /// (an unreadable version is a refusal too).
 REFERENCE_BACKEND_API int reference_backend_register(void);
