@@ -11,8 +11,13 @@ from conformance.fdcapture import capture_stderr
 from conformance.pte import describe, read_pte
 
 
+#: How long one method may take to load in the child process.
+LOAD_TIMEOUT_S = 120.0
+
+
 def load_error(pte: bytes, method: str = "forward") -> tuple[str | None, str]:
-    """(the error loading ``method`` raised or None, what the runtime logged meanwhile)."""
+    """(the error loading ``method`` raised or None, what the runtime logged meanwhile).
+    Runs in this process: ``runtime_status`` calls it in a child process."""
     from executorch.runtime import Runtime
 
     error = None
@@ -50,38 +55,129 @@ def _load_backends(specs: list[str]) -> list[str]:
     return lines
 
 
-def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] = ()) -> list[str]:
-    """Whether each delegate's backend is registered here, then one line per
-    method: loads here, or the error and the runtime's log."""
+# The child process: ExecuTorch's loader (and XNNPACK's, a vendor's init) can
+# abort, raise std::bad_alloc through Python or hang on a damaged program, so
+# every load runs in a child (pebble: one worker, restarted after a crash).
+
+_child_backends: list[str] | None = None
+
+
+def _child_prepare(specs: list[str]) -> list[str]:
+    """Loads the runtimes named by ``specs`` once per child; returns what that did."""
+    global _child_backends
+    if _child_backends is None:
+        _child_backends = _load_backends(specs)
+    return _child_backends
+
+
+def _child_registered(specs: list[str], backend_ids: list[str]) -> list[str]:
+    lines = list(_child_prepare(specs))
     try:
         from executorch.runtime import Runtime
     except ImportError as exc:
-        return [f"no ExecuTorch runtime importable here ({exc})"]
+        return lines + [f"no ExecuTorch runtime importable here ({exc})"]
     registered = set(Runtime.get().backend_registry.registered_backend_names)
-    lines = [f"registered backends: {', '.join(sorted(registered)) or 'none'}"]
+    lines.append(f"registered backends: {', '.join(sorted(registered)) or 'none'}")
     for backend_id in dict.fromkeys(backend_ids):
         state = "registered" if backend_id in registered else "NOT registered in this process (load its runtime first)"
         lines.append(f"backend {backend_id}: {state}")
-    for name in method_names:
-        error, log = load_error(data, name)
-        if error is None:
-            lines.append(f"method {name!r}: loads (all delegates accepted)")
-        else:
-            lines.append(f"method {name!r}: does NOT load: {error}")
-            lines += [f"    runtime log: {line.strip()}" for line in log.splitlines() if line.strip()]
     return lines
+
+
+def _child_load(specs: list[str], pte: bytes, method: str, log_path: str) -> str | None:
+    """Loads ``method``; the runtime's log goes to ``log_path`` (read by the parent even after a crash)."""
+    import os
+    import sys
+
+    _child_prepare(specs)
+    from executorch.runtime import Runtime
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    saved_stream = sys.stderr
+    with open(log_path, "wb", buffering=0) as sink:
+        os.dup2(sink.fileno(), 2)
+        sys.stderr = open(os.dup(sink.fileno()), "w", buffering=1, errors="backslashreplace")
+        try:
+            Runtime.get().load_program(pte).load_method(method)
+            return None
+        except RuntimeError as exc:
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - MemoryError (std::bad_alloc), UnicodeDecodeError of a name, ...
+            return f"{type(exc).__name__} out of ExecuTorch's loader: {exc}"
+        finally:
+            sys.stderr.flush()
+            sys.stderr.close()
+            sys.stderr = saved_stream
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _signal_name(exitcode: int | None) -> str:
+    import signal
+
+    if exitcode is not None and exitcode < 0:
+        try:
+            return signal.Signals(-exitcode).name
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] = (),
+                   load: list[str] | None = None, timeout: float = LOAD_TIMEOUT_S) -> list[str]:
+    """Loads the runtimes named by ``load``, tells whether each delegate's
+    backend is registered, then one line per method: loads here, or the error
+    and the runtime's log. All of it runs in a child process: a crash or a
+    hang there is reported ("ExecuTorch's loader crashed with SIGABRT loading
+    method 'forward'") and the next method gets a fresh child."""
+    import concurrent.futures
+    import multiprocessing
+    import tempfile
+
+    import pebble
+
+    specs = list(load or [])
+    pool = pebble.ProcessPool(max_workers=1, context=multiprocessing.get_context("spawn"))
+    try:
+        try:
+            lines = pool.schedule(_child_registered, args=(specs, list(backend_ids))).result()
+        except pebble.ProcessExpired as exc:
+            return [f"the runtime crashed with {_signal_name(exc.exitcode)} while loading the backends"]
+        if any(line.startswith("no ExecuTorch runtime importable") for line in lines):
+            return lines
+        with tempfile.TemporaryDirectory(prefix="inspect-") as scratch:
+            for i, name in enumerate(method_names):
+                log_path = Path(scratch) / f"load-{i}.log"
+                log_path.touch()
+                future = pool.schedule(_child_load, args=(specs, data, name, str(log_path)), timeout=timeout)
+                try:
+                    error = future.result()
+                except pebble.ProcessExpired as exc:
+                    error = f"ExecuTorch's loader crashed with {_signal_name(exc.exitcode)} loading method {name!r}"
+                except concurrent.futures.TimeoutError:
+                    error = f"ExecuTorch's loader did not finish loading method {name!r} within {timeout:g} s"
+                log = log_path.read_bytes().decode("utf-8", "replace")
+                if error is None:
+                    lines.append(f"method {name!r}: loads (all delegates accepted)")
+                else:
+                    lines.append(f"method {name!r}: does NOT load: {error}")
+                    lines += [f"    runtime log: {line.strip()}" for line in log.splitlines()
+                              if line.strip() and not line.startswith(("Fatal Python error", "Current thread"))][-20:]
+        return lines
+    finally:
+        pool.stop()
+        pool.join(timeout=10)
 
 
 def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
     data = Path(path).read_bytes()
     program = read_pte(data)
     out = [f"{path}:", describe(program), ""]
-    registered_note = []
     for plan in program.execution_plans:
         for i, d in enumerate(plan.delegates):
             out.append(f"{plan.name}[{i}] {d.backend_id}: {_header_line(d.data)}")
     out.append("")
-    registered_note += _load_backends(load or [])
-    out += registered_note
-    out += runtime_status(data, [p.name for p in program.execution_plans], [d.backend_id for d in program.delegates()])
+    out += runtime_status(data, [p.name for p in program.execution_plans], [d.backend_id for d in program.delegates()],
+                          load=load)
     return "\n".join(out)

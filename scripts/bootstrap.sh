@@ -19,7 +19,7 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 # torch first and alone: the pinned CPU build; executorch must not pull another.
 "${PIP[@]}" install "torch==${TORCH_VERSION}"
 "${PIP[@]}" install "executorch==${EXECUTORCH_VERSION}" "torch==${TORCH_VERSION}" \
-  scikit-build-core "cmake>=3.28" ninja
+  scikit-build-core "cmake>=3.28" ninja "crc32c>=2.7"
 # The contract kit first: the reference backend's build and this project need it.
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./kit
 # The backend's C++ runtime compiles against the executorch just installed.

@@ -1,14 +1,23 @@
 """The contract blob header ("ECVH"): encoder, decoder, checksum and the
 runtime's verdict, as specified in docs/blob-header.md.
 
-Byte layout (little-endian)::
+Byte layout (little-endian), the same 40 fixed bytes in header formats 1 and 2::
 
     0  magic b"ECVH"               24 u64 payload_size
-    4  u16 header_length           32 u32 checksum (CRC-32 of header with this
-    6  u16 header_format_version          field zeroed, then the payload)
-    8  u16 blob_format major,minor 36 u16 backend_id_offset
-   12  u16 x3 backend version      38 u16 backend_id_length
-   18  u16 x3 executorch version   40 backend id (UTF-8), zero padding to 8
+    4  u16 header_length           32 u32 checksum of the header with this
+    6  u16 header_format_version          field zeroed, then the payload:
+    8  u16 blob_format major,minor        CRC-32 (format 1), CRC-32C (format 2)
+   12  u16 x3 backend version      36 u16 backend_id_offset
+   18  u16 x3 executorch version   38 u16 backend_id_length
+   40  format 2: extension records up to backend_id_offset (format 1: bytes
+       a reader skips), then the backend id (UTF-8), zero padding to 8
+
+An extension record (format 2) is ``u16 tag, u16 flags, u32 length``, then
+``length`` bytes, then zeros to a multiple of 8. Flag bit 0 (REQUIRED): a
+runtime that does not know the tag must refuse the blob. The kit defines
+tag 1 (memory limit: u64, the most bytes the runtime may allocate to load and
+run the blob) and tag 2 (named-data checksums: one u32 CRC-32C per named-data
+entry, in the order of the backend's own named-data table).
 
 A blob is exactly header + payload: ``payload_size`` must equal the bytes
 after the header, so trailing bytes are refused like missing ones.
@@ -26,7 +35,10 @@ import struct
 import zlib
 
 MAGIC = b"ECVH"
-HEADER_FORMAT_VERSION = 1
+#: The newest header format, written by default and read with format 1.
+HEADER_FORMAT_VERSION = 2
+#: Header format 1: CRC-32 (zlib's), no extension records. Still read.
+HEADER_FORMAT_CRC32 = 1
 #: Bytes of the fixed part of header format 1 (the backend id follows it).
 FIXED_LENGTH = 40
 #: Fewer bytes than this cannot even say which header format they are.
@@ -36,6 +48,15 @@ MAX_BACKEND_ID = 255
 
 FIXED = struct.Struct("<4sHH2H3H3HQIHH")
 assert FIXED.size == FIXED_LENGTH
+
+#: Extension record header (format 2): u16 tag, u16 flags, u32 value length.
+EXTENSION = struct.Struct("<HHI")
+#: Flag bit 0: a runtime that does not know the tag must refuse the blob.
+EXTENSION_REQUIRED = 1
+#: u64: the most bytes a runtime may allocate to load and run the blob.
+TAG_MEMORY_LIMIT = 1
+#: u32 per named-data entry: its CRC-32C, in the order of the backend's named-data table.
+TAG_NAMED_DATA_CHECKSUMS = 2
 
 COMPATIBLE = "compatible"
 REEXPORT_RECOMMENDED = "compatible, re-export recommended"
@@ -72,14 +93,57 @@ class Header:
     header_length: int = 0
     checksum: int = 0
     backend_id_offset: int = FIXED_LENGTH
+    #: Format 2, extension tag 1: the most bytes the runtime may allocate for the blob; None: not recorded.
+    memory_limit: int | None = None
+    #: Format 2, extension tag 2: CRC-32C of each named-data entry; None: not recorded.
+    named_data_checksums: tuple[int, ...] | None = None
+
+
+def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """CRC-32C (Castagnoli) of ``data``, continuing from ``crc``: the checksum of
+    header format 2 and of named data. Uses the ``crc32c`` package (hardware
+    CRC32C instructions where the CPU has them)."""
+    import crc32c as _crc32c  # imported on first use: decoding format-1 headers does not need it
+
+    return _crc32c.crc32c(data, value=crc)
+
+
+def _header_format(header: bytes | memoryview) -> int:
+    return struct.unpack_from("<H", header, 6)[0] if len(header) >= 8 else HEADER_FORMAT_VERSION
 
 
 def checksum(header: bytes | memoryview, payload: bytes | memoryview) -> int:
-    """CRC-32 (zlib's) over ``header`` with its checksum field as zero, then ``payload``."""
-    crc = zlib.crc32(header[:CHECKSUM_OFFSET])
-    crc = zlib.crc32(b"\0\0\0\0", crc)
-    crc = zlib.crc32(header[CHECKSUM_OFFSET + 4 :], crc)
-    return zlib.crc32(payload, crc)
+    """The checksum field ``header`` must carry: over ``header`` with its checksum
+    field as zero, then ``payload``. CRC-32 (zlib's) for header format 1,
+    CRC-32C for format 2 (and, for forgeries, for any other format number)."""
+    if _header_format(header) == HEADER_FORMAT_CRC32:
+        crc = zlib.crc32(header[:CHECKSUM_OFFSET])
+        crc = zlib.crc32(b"\0\0\0\0", crc)
+        crc = zlib.crc32(header[CHECKSUM_OFFSET + 4 :], crc)
+        return zlib.crc32(payload, crc)
+    crc = crc32c(header[:CHECKSUM_OFFSET])
+    crc = crc32c(b"\0\0\0\0", crc)
+    crc = crc32c(header[CHECKSUM_OFFSET + 4 :], crc)
+    return crc32c(payload, crc)
+
+
+def _record(tag: int, value: bytes, flags: int = 0) -> bytes:
+    return EXTENSION.pack(tag, flags, len(value)) + value + b"\0" * (-len(value) % 8)
+
+
+def extension_records(header: Header) -> bytes:
+    """The format-2 extension records ``encode`` writes for ``header``."""
+    out = b""
+    if header.memory_limit is not None:
+        if not 0 <= header.memory_limit < 1 << 64:
+            raise HeaderError(f"memory_limit {header.memory_limit} does not fit the header's u64 field")
+        out += _record(TAG_MEMORY_LIMIT, struct.pack("<Q", header.memory_limit), EXTENSION_REQUIRED)
+    if header.named_data_checksums is not None:
+        crcs = header.named_data_checksums
+        if any(not 0 <= c <= 0xFFFFFFFF for c in crcs):
+            raise HeaderError("a named-data checksum does not fit a u32")
+        out += _record(TAG_NAMED_DATA_CHECKSUMS, struct.pack(f"<{len(crcs)}I", *crcs), EXTENSION_REQUIRED)
+    return out
 
 
 def _u16(name: str, value: int) -> int:
@@ -93,7 +157,16 @@ def encode(header: Header, payload: bytes | memoryview) -> bytes:
     ident = header.backend_id.encode("utf-8")
     if not 0 < len(ident) <= MAX_BACKEND_ID:
         raise HeaderError(f"backend id {header.backend_id!r} must be 1 to {MAX_BACKEND_ID} bytes")
-    length = (FIXED_LENGTH + len(ident) + 7) // 8 * 8
+    if header.header_format_version == HEADER_FORMAT_CRC32:
+        if header.memory_limit is not None or header.named_data_checksums is not None:
+            raise HeaderError("header format 1 has no extension records (memory limit, named-data checksums)")
+        records = b""
+    else:
+        records = extension_records(header)
+    id_offset = FIXED_LENGTH + len(records)
+    length = (id_offset + len(ident) + 7) // 8 * 8
+    if length > 0xFFFF:
+        raise HeaderError(f"the header would be {length} bytes, more than the u16 header_length holds")
     raw = FIXED.pack(
         MAGIC,
         length,
@@ -103,9 +176,9 @@ def encode(header: Header, payload: bytes | memoryview) -> bytes:
         *(_u16("executorch_version", v) for v in header.executorch_version),
         len(payload),
         0,
-        FIXED_LENGTH,
+        id_offset,
         len(ident),
-    ) + ident + b"\0" * (length - FIXED_LENGTH - len(ident))
+    ) + records + ident + b"\0" * (length - id_offset - len(ident))
     crc = checksum(raw, payload)
     return raw[:CHECKSUM_OFFSET] + struct.pack("<I", crc) + raw[CHECKSUM_OFFSET + 4 :] + bytes(payload)
 
@@ -113,6 +186,52 @@ def encode(header: Header, payload: bytes | memoryview) -> bytes:
 def printable(raw: bytes) -> str:
     """``raw`` for a log line: printable ASCII as is, other bytes and ``\\`` as ``\\xNN``."""
     return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}" for b in raw)
+
+
+def log_safe(line: str | bytes) -> str:
+    """``line`` made safe for any log sink: every byte that is not printable
+    ASCII as ``\\xNN`` (the C++ ``backend_kit::log_safe``). ExecuTorch's
+    Python log sink decodes lines as strict UTF-8 and a failure there ends
+    the process, so a runtime passes every line through this first."""
+    raw = line.encode("utf-8", "surrogateescape") if isinstance(line, str) else bytes(line)
+    return "".join(chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}" for b in raw)
+
+
+def _read_extensions(blob: bytes, id_off: int) -> tuple[int | None, tuple[int, ...] | None]:
+    """The known records in ``blob[FIXED_LENGTH:id_off]`` (format 2). Raises
+    HeaderError (invalid) for a malformed record, HeaderError with verdict
+    incompatible for an unknown record marked required."""
+    memory_limit = None
+    named = None
+    seen = set()
+    pos = FIXED_LENGTH
+    while pos < id_off:
+        if id_off - pos < EXTENSION.size:
+            raise HeaderError(f"header extension at offset {pos} runs into the backend id at offset {id_off}")
+        tag, flags, size = EXTENSION.unpack_from(blob, pos)
+        padded = size + (-size % 8)
+        if padded > id_off - pos - EXTENSION.size:
+            raise HeaderError(f"header extension {tag} at offset {pos} ({size} bytes) runs into the backend id "
+                              f"at offset {id_off}")
+        value = blob[pos + EXTENSION.size : pos + EXTENSION.size + size]
+        if tag in seen:
+            raise HeaderError(f"header extension {tag} at offset {pos} appears twice")
+        if tag in (TAG_MEMORY_LIMIT, TAG_NAMED_DATA_CHECKSUMS):
+            seen.add(tag)
+        if tag == TAG_MEMORY_LIMIT:
+            if size != 8:
+                raise HeaderError(f"header extension 1 (memory limit) at offset {pos} has {size} bytes, not 8")
+            (memory_limit,) = struct.unpack("<Q", value)
+        elif tag == TAG_NAMED_DATA_CHECKSUMS:
+            if size % 4:
+                raise HeaderError(f"header extension 2 (named-data checksums) at offset {pos} has {size} bytes, "
+                                  "not a multiple of 4")
+            named = struct.unpack(f"<{size // 4}I", value)
+        elif flags & EXTENSION_REQUIRED:
+            raise HeaderError(f"header extension {tag} at offset {pos} is required and unknown to this runtime",
+                              INCOMPATIBLE)
+        pos += EXTENSION.size + padded
+    return memory_limit, named
 
 
 def decode(blob: bytes | memoryview) -> Header:
@@ -162,6 +281,7 @@ def decode(blob: bytes | memoryview) -> Header:
         ident = blob[id_off : id_off + id_len].decode("utf-8")
     except UnicodeDecodeError:
         raise HeaderError(f"backend id '{printable(blob[id_off : id_off + id_len][:64])}' is not UTF-8") from None
+    memory_limit, named = _read_extensions(blob, id_off) if version >= 2 else (None, None)
     return Header(
         backend_id=ident,
         blob_format=(bmaj, bmin),
@@ -172,6 +292,8 @@ def decode(blob: bytes | memoryview) -> Header:
         header_length=length,
         checksum=crc,
         backend_id_offset=id_off,
+        memory_limit=memory_limit,
+        named_data_checksums=named,
     )
 
 

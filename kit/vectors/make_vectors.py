@@ -6,7 +6,9 @@ adapter (tests/conformance/test_contract_header.py) are all held to.
 
     python kit/vectors/make_vectors.py
 
-Each vector is a whole blob (header + an 8-byte payload) with what a decoder
+Vectors of header format 2 (CRC-32C, extension records) and of format 1
+(CRC-32; still read, names starting "format1_"). Each vector is a whole blob
+(header + an 8-byte payload) with what a decoder
 must make of it and what the runtime RUNTIME below (the reference runtime:
 blob formats 1.0..1.2, version 0.2.0, built for executorch 1.5.1) must
 decide, with its exact log line. Rerun after changing the header format or
@@ -19,7 +21,19 @@ import json
 import struct
 from pathlib import Path
 
-from backend_kit.header import Header, HeaderError, RuntimeVersions, checksum, decode, encode, judge
+from backend_kit.header import (
+    EXTENSION,
+    EXTENSION_REQUIRED,
+    TAG_MEMORY_LIMIT,
+    TAG_NAMED_DATA_CHECKSUMS,
+    Header,
+    HeaderError,
+    RuntimeVersions,
+    checksum,
+    decode,
+    encode,
+    judge,
+)
 
 PAYLOAD = bytes(range(8))
 ID = "ReferenceBackend"
@@ -36,8 +50,24 @@ RUNTIME = RuntimeVersions(
 )
 
 
-def blob(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), backend_id=ID) -> bytes:
-    return encode(Header(backend_id, fmt, backend, et), PAYLOAD)
+def blob(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
+    return encode(Header(backend_id, fmt, backend, et, header_format_version=header_format, **records), PAYLOAD)
+
+
+def with_records(records: bytes) -> bytes:
+    """A format-2 blob with ``records`` (raw extension records) before the id."""
+    ident = ID.encode()
+    fixed = bytearray(blob()[:40])
+    id_off = 40 + len(records)
+    length = (id_off + len(ident) + 7) // 8 * 8
+    struct.pack_into("<H", fixed, 4, length)
+    struct.pack_into("<HH", fixed, 36, id_off, len(ident))
+    raw = bytearray(bytes(fixed) + records + ident + b"\0" * (length - id_off - len(ident)) + PAYLOAD)
+    return rechecksum(raw, length)
+
+
+def record(tag: int, value: bytes, flags: int = 0) -> bytes:
+    return EXTENSION.pack(tag, flags, len(value)) + value + b"\0" * (-len(value) % 8)
 
 
 def rechecksum(raw: bytearray, header_length: int) -> bytes:
@@ -53,14 +83,26 @@ def with_header_version(version: int) -> bytes:
 
 
 def with_extra_field() -> bytes:
-    """A future header: 8 more fixed bytes before the id (offset 48, length 64)."""
+    """A format-1 header with 8 more bytes before the id (offset 48, length 64), which format 1 skips."""
     ident = ID.encode()
-    raw = bytearray(blob())
+    raw = bytearray(blob(header_format=1))
     fixed = raw[:40]
     struct.pack_into("<HH", fixed, 36, 48, len(ident))
     struct.pack_into("<H", fixed, 4, 64)
     new = bytearray(fixed + b"\xAB" * 8 + ident + b"\0" * (64 - 48 - len(ident)) + PAYLOAD)
     return rechecksum(new, 64)
+
+
+def format1_with_crc32c() -> bytes:
+    """A format-1 header carrying a CRC-32C: format 1 is checked with CRC-32, so this is a mismatch."""
+    raw = bytearray(blob())
+    struct.pack_into("<H", raw, 6, 1)
+    raw = bytearray(rechecksum(raw, 56))
+    struct.pack_into("<H", raw, 6, 2)
+    crc = checksum(bytes(raw[:56]), bytes(raw[56:]))
+    struct.pack_into("<I", raw, 32, crc)
+    struct.pack_into("<H", raw, 6, 1)
+    return bytes(raw)
 
 
 def with_id_bytes(ident: bytes) -> bytes:
@@ -75,10 +117,10 @@ def with_id_span(offset: int, length: int) -> bytes:
     return rechecksum(raw, 56)
 
 
-def fields(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), length=56, backend_id=ID) -> dict:
+def fields(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), length=56, backend_id=ID, header_format=2) -> dict:
     return {
         "header_length": length,
-        "header_format_version": 1,
+        "header_format_version": header_format,
         "blob_format": list(fmt),
         "backend_version": list(backend),
         "executorch_version": list(et),
@@ -91,6 +133,9 @@ def vectors() -> list[dict]:
     good = blob()
     bad_crc = bytearray(good)
     bad_crc[-1] ^= 0xFF
+    old = blob(header_format=1)
+    old_bad_crc = bytearray(old)
+    old_bad_crc[-1] ^= 0xFF
     return [
         {"name": "current", "blob": good, "fields": fields(), "verdict": "compatible", "message": []},
         {
@@ -135,17 +180,109 @@ def vectors() -> list[dict]:
         },
         {
             "name": "extended_header",
-            "blob": with_extra_field(),
-            "fields": fields(length=64),
+            "blob": with_records(record(0xABAB, b"\xab" * 5)),
+            "fields": fields(length=72),
             "verdict": "compatible",
             "message": [],
         },
         {
-            "name": "unknown_header_version",
-            "blob": with_header_version(2),
-            "decode_error": "header format 2, this runtime reads 1-1",
+            "name": "memory_limit",
+            "blob": blob(memory_limit=4096),
+            "fields": fields(length=72),
+            "verdict": "compatible",
+            "message": [],
+        },
+        {
+            "name": "named_data_checksums",
+            "blob": blob(memory_limit=1 << 40, named_data_checksums=(0xE3069283, 0, 0xFFFFFFFF)),
+            "fields": fields(length=96),
+            "verdict": "compatible",
+            "message": [],
+        },
+        {
+            "name": "unknown_required_extension",
+            "blob": with_records(record(77, b"\1\2\3\4", EXTENSION_REQUIRED)),
+            "decode_error": "header extension 77 at offset 40 is required and unknown to this runtime",
             "verdict": "incompatible",
-            "message": ["header format 2, this runtime reads 1-1", "fix: re-export with executorch-reference-backend==0.2.0"],
+            "message": ["header extension 77 at offset 40 is required and unknown to this runtime",
+                        "fix: re-export with executorch-reference-backend==0.2.0"],
+        },
+        {
+            "name": "extension_overruns_id",
+            "blob": with_records(EXTENSION.pack(TAG_MEMORY_LIMIT, EXTENSION_REQUIRED, 16) + b"\0" * 8),
+            "decode_error": "header extension 1 at offset 40 (16 bytes) runs into the backend id at offset 56",
+            "verdict": "invalid",
+            "message": ["header extension 1 at offset 40 (16 bytes) runs into the backend id at offset 56"],
+        },
+        {
+            "name": "extension_cut_short",
+            "blob": with_records(b"\0" * 4),
+            "decode_error": "header extension at offset 40 runs into the backend id at offset 44",
+            "verdict": "invalid",
+            "message": ["header extension at offset 40 runs into the backend id at offset 44"],
+        },
+        {
+            "name": "memory_limit_wrong_size",
+            "blob": with_records(record(TAG_MEMORY_LIMIT, b"\0" * 4, EXTENSION_REQUIRED)),
+            "decode_error": "header extension 1 (memory limit) at offset 40 has 4 bytes, not 8",
+            "verdict": "invalid",
+            "message": ["header extension 1 (memory limit) at offset 40 has 4 bytes, not 8"],
+        },
+        {
+            "name": "named_data_checksums_ragged",
+            "blob": with_records(record(TAG_NAMED_DATA_CHECKSUMS, b"\0" * 6, EXTENSION_REQUIRED)),
+            "decode_error": "header extension 2 (named-data checksums) at offset 40 has 6 bytes, not a multiple of 4",
+            "verdict": "invalid",
+            "message": ["not a multiple of 4"],
+        },
+        {
+            "name": "duplicate_extension",
+            "blob": with_records(record(TAG_MEMORY_LIMIT, b"\0" * 8, 1) + record(TAG_MEMORY_LIMIT, b"\0" * 8, 1)),
+            "decode_error": "header extension 1 at offset 56 appears twice",
+            "verdict": "invalid",
+            "message": ["header extension 1 at offset 56 appears twice"],
+        },
+        {
+            "name": "unknown_header_version",
+            "blob": with_header_version(3),
+            "decode_error": "header format 3, this runtime reads 1-2",
+            "verdict": "incompatible",
+            "message": ["header format 3, this runtime reads 1-2", "fix: re-export with executorch-reference-backend==0.2.0"],
+        },
+        {
+            "name": "format1_current",
+            "blob": old,
+            "fields": fields(header_format=1),
+            "verdict": "compatible",
+            "message": [],
+        },
+        {
+            "name": "format1_older_minor",
+            "blob": blob(fmt=(1, 1), backend=(0, 1, 0), header_format=1),
+            "fields": fields(fmt=(1, 1), backend=(0, 1, 0), header_format=1),
+            "verdict": "compatible, re-export recommended",
+            "message": ["warning: old blob, runs", "format 1.1, written by 0.1.0"],
+        },
+        {
+            "name": "format1_extended_header",
+            "blob": with_extra_field(),
+            "fields": fields(length=64, header_format=1),
+            "verdict": "compatible",
+            "message": [],
+        },
+        {
+            "name": "format1_bad_checksum",
+            "blob": bytes(old_bad_crc),
+            "decode_error": "checksum mismatch",
+            "verdict": "invalid",
+            "message": ["checksum mismatch"],
+        },
+        {
+            "name": "format1_crc32c_checksum",
+            "blob": format1_with_crc32c(),
+            "decode_error": "checksum mismatch",
+            "verdict": "invalid",
+            "message": ["checksum mismatch"],
         },
         {
             "name": "wrong_magic",
@@ -211,6 +348,11 @@ def with_line(v: dict) -> dict:
     j = judge(v["blob"], RUNTIME)
     assert j.verdict == v["verdict"], (v["name"], j.message)
     assert all(part in j.message for part in v["message"]), (v["name"], j.message)
+    if "fields" in v:
+        h = decode(v["blob"])
+        f = v["fields"]
+        assert (h.header_length, h.header_format_version, list(h.blob_format), h.backend_id) == (
+            f["header_length"], f["header_format_version"], f["blob_format"], f["backend_id"]), v["name"]
     if "decode_error" in v:
         try:
             decode(v["blob"])

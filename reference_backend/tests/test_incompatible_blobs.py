@@ -38,7 +38,7 @@ CASES = {
     "newer_blob_major": (set_u16(8, 2), 0x30, ["incompatible blob", "format 2.2, written by 0.2.0 with executorch 1.5", "reads formats 1.0-1.2", "fix: re-export the model, executorch-reference-backend 0.2.0 writes no format 2.2 (the blob was altered)"]),
     "newer_blob_minor": (set_u16(10, 7), 0x30, ["incompatible blob", "format 1.7", "fix: re-export the model"]),
     "older_blob_major": (set_u16(8, 0), 0x30, ["format 0.2", "fix: re-export with executorch-reference-backend>=0.2.0"]),
-    "unknown_header_version": (set_u16(6, 9), 0x30, ["header format 9, this runtime reads 1-1"]),
+    "unknown_header_version": (set_u16(6, 9), 0x30, ["header format 9, this runtime reads 1-2"]),
     "wrong_magic": (wrong_magic, 0x23, ["invalid blob", "wrong magic 'XNNP'"]),
     "truncated": (lambda raw: refresh_checksum(truncate_payload(raw)), 0x23, ["invalid blob", "truncated"]),
     "bad_checksum": (flip_payload_byte, 0x23, ["invalid blob", "checksum mismatch"]),

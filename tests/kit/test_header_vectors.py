@@ -115,10 +115,56 @@ def test_cpp_and_python_agree_on_arbitrary_blobs(cpp_judge, fmt, backend, et, pa
 
 
 def test_checksum_is_zlib_crc32_of_header_with_zeroed_field_and_payload():
-    blob = header.encode(header.Header("ReferenceBackend", (1, 1), (0, 1, 0), (1, 5, 1)), b"payload")
+    """Header format 1 (still read): CRC-32."""
+    blob = header.encode(header.Header("ReferenceBackend", (1, 1), (0, 1, 0), (1, 5, 1), header_format_version=1),
+                         b"payload")
     h = header.decode(blob)
     assert h.checksum == zlib.crc32(blob[:32] + b"\0\0\0\0" + blob[36 : h.header_length] + b"payload")
     assert h.checksum == header.checksum(blob[: h.header_length], b"payload")
+
+
+def test_format_2_checksum_is_crc32c_of_header_with_zeroed_field_and_payload():
+    import crc32c
+
+    blob = header.encode(header.Header("ReferenceBackend", (1, 2), (0, 2, 0), (1, 5, 1), memory_limit=99), b"payload")
+    h = header.decode(blob)
+    assert (h.header_format_version, h.memory_limit) == (2, 99)
+    assert h.checksum == crc32c.crc32c(blob[:32] + b"\0\0\0\0" + blob[36 : h.header_length] + b"payload")
+    assert header.crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
+
+
+def test_cpp_crc32c_hardware_and_portable_agree_with_python(tmp_path):
+    """The SSE4.2 three-stream path (blocks of 3 x 4096 bytes), its tail, and
+    the table path give the crc32c package's value at every length and alignment."""
+    import random
+
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    src = tmp_path / "crc.cpp"
+    src.write_text(
+        "#include <backend_kit/header.h>\n#include <cstdio>\n#include <vector>\n"
+        "int main(int argc, char** argv) {\n"
+        "  FILE* f = std::fopen(argv[1], \"rb\"); std::vector<uint8_t> b(1 << 20);\n"
+        "  size_t n = std::fread(b.data(), 1, b.size(), f); std::fclose(f);\n"
+        "  for (int i = 2; i + 1 < argc; i += 2) {\n"
+        "    size_t off = std::stoul(argv[i]), len = std::stoul(argv[i + 1]); if (off + len > n) return 3;\n"
+        "    std::printf(\"%u %u %u\\n\", backend_kit::crc32c(0, b.data() + off, len),\n"
+        "                backend_kit::crc32c_portable(0, b.data() + off, len), backend_kit::crc32(0, b.data() + off, len));\n"
+        "  }\n}\n")
+    exe = tmp_path / "crc"
+    subprocess.run([cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{backend_kit.include_dir()}",
+                    str(src), "-o", str(exe)], check=True)
+    rng = random.Random(7)
+    data = rng.randbytes(1 << 20)
+    (tmp_path / "data").write_bytes(data)
+    cases = [(0, 0), (1, 7), (3, 12288), (5, 12289), (0, 36863), (7, 3 * 12288 + 77), (0, 1 << 19)]
+    cases += [(rng.randrange(64), rng.randrange(200000)) for _ in range(20)]
+    out = subprocess.run([str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    for (off, n), line in zip(cases, out):
+        hw, portable, crc = map(int, line.split())
+        chunk = data[off : off + n]
+        assert hw == portable == header.crc32c(chunk), (off, n)
+        assert crc == zlib.crc32(chunk), (off, n)
 
 
 def test_encoder_rejects_values_that_do_not_fit():
@@ -129,6 +175,7 @@ def test_encoder_rejects_values_that_do_not_fit():
 
 
 def test_import_needs_only_the_standard_library_and_packaging():
+    """(and crc32c, imported on first use for header format 2)"""
     code = ("import sys, backend_kit, backend_kit.header, backend_kit.runtime; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('executorch', 'torch', 'numpy')); "
             "assert not bad, bad")

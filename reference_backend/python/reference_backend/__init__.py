@@ -21,7 +21,14 @@ from reference_backend.diagnostics import (
     load_method,
 )
 from reference_backend.partitioner import ReferencePartitioner
-from reference_backend.runtime import RuntimeLoadError, judge_blob, load_runtime, runtime_info
+from reference_backend.runtime import (
+    RuntimeLoadError,
+    judge_blob,
+    load_runtime,
+    max_memory_bytes,
+    runtime_info,
+    set_max_memory_bytes,
+)
 from reference_backend.version import BLOB_FORMAT, __version__
 
 __all__ = [
@@ -42,6 +49,8 @@ __all__ = [
     "judge_blob",
     "load_method",
     "load_runtime",
+    "max_memory_bytes",
     "named_data_specs",
     "runtime_info",
+    "set_max_memory_bytes",
 ]

@@ -6,14 +6,15 @@ runtime's registry, so it must never change (contract clause C-AOT-2).
 
 from __future__ import annotations
 
+import torch
 from packaging.version import Version
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.version import __version__ as executorch_version
 from torch.export import ExportedProgram
 
-from backend_kit.header import Header, encode
-from reference_backend.compile_specs import parse_compile_specs
+from backend_kit.header import Header, crc32c, encode
+from reference_backend.compile_specs import MAX_MEMORY_KEY, CompileSpecError, parse_compile_specs
 from reference_backend.named_data import data_store_output
 from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
@@ -29,16 +30,56 @@ def version_triple(text: str) -> tuple[int, int, int]:
     return (release[0], release[1], release[2])
 
 
+#: Bytes each buffer is rounded up to in the memory bound (the runtime's arena rounds to 64).
+_BUFFER_ROUNDING = 64
+
+
+def memory_bound(edge_program: ExportedProgram, named_bytes: int = 0) -> int | None:
+    """An upper bound of the memory the runtime allocates for the subgraph: one
+    buffer per tensor of the graph (inputs, constants, results), at least 4
+    bytes an element, each rounded up to 64 bytes, less ``named_bytes`` (the
+    named data, which the runtime reads in place). None when a shape is not
+    static (no bound is recorded then, unless the compile spec gives one)."""
+    total = 0
+    for node in edge_program.graph.nodes:
+        if node.op not in ("placeholder", "call_function"):
+            continue
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            continue
+        if not all(type(d) is int for d in val.shape):
+            return None
+        numel = 1
+        for d in val.shape:
+            numel *= d
+        nbytes = numel * max(val.element_size(), 4)
+        total += -(-nbytes // _BUFFER_ROUNDING) * _BUFFER_ROUNDING
+    return max(total - named_bytes, 0)
+
+
 def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> PreprocessResult:
     """Contract header + graph payload for the delegated subgraph ``edge_program``,
     and the named data the payload refers to (compile spec named_data_threshold)."""
     options = parse_compile_specs(compile_specs)
     payload = serialize_payload(edge_program, options)
+    limit = named = None
+    if options.header_format >= 2:
+        need = memory_bound(edge_program, sum(entry.nbytes for entry, _, _ in payload.named))
+        limit = options.max_memory_bytes if options.max_memory_bytes is not None else need
+        if need is not None and limit < need:
+            raise CompileSpecError(
+                f"the delegated subgraph needs up to {need} bytes of memory at run time, more than the "
+                f"compile spec {MAX_MEMORY_KEY!r} allows ({limit})"
+            )
+        named = tuple(crc32c(raw) for _, _, raw in payload.named)
     header = Header(
         backend_id=backend_id,
         blob_format=options.blob_format,
         backend_version=version_triple(__version__),
         executorch_version=version_triple(executorch_version),
+        header_format_version=options.header_format,
+        memory_limit=limit,
+        named_data_checksums=named or None,
     )
     return PreprocessResult(
         processed_bytes=encode(header, payload.data),

@@ -7,6 +7,12 @@ Every value is ASCII text (CompileSpec values are bytes):
                           ExecuTorch named data instead of inside the blob (default: never).
 ``named_data_file``       b"TAG": named data goes to the external file TAG.ptd instead of the
                           .pte (default: inside the .pte). Only with named_data_threshold.
+``max_memory_bytes``      b"BYTES": the memory limit recorded in the blob's header (the most
+                          bytes the runtime may allocate to load and run it); export fails if
+                          the blob needs more (default: exactly what it needs).
+``header_format``         b"1" or b"2": the contract header format to write (default 2:
+                          CRC-32C, memory limit, named-data checksums; 1: for runtimes
+                          before header format 2, CRC-32 and neither record).
 """
 
 from __future__ import annotations
@@ -25,7 +31,11 @@ BLOB_FORMAT_KEY = "blob_format"
 NAMED_DATA_THRESHOLD_KEY = "named_data_threshold"
 #: File tag of the external data file (ExecuTorch writes TAG.ptd).
 NAMED_DATA_FILE_KEY = "named_data_file"
-KNOWN_KEYS = (BLOB_FORMAT_KEY, NAMED_DATA_THRESHOLD_KEY, NAMED_DATA_FILE_KEY)
+#: The memory limit to record in the header (ASCII decimal bytes).
+MAX_MEMORY_KEY = "max_memory_bytes"
+#: The contract header format to write: b"1" or b"2".
+HEADER_FORMAT_KEY = "header_format"
+KNOWN_KEYS = (BLOB_FORMAT_KEY, NAMED_DATA_THRESHOLD_KEY, NAMED_DATA_FILE_KEY, MAX_MEMORY_KEY, HEADER_FORMAT_KEY)
 
 #: A file tag: a plain file name, so that TAG.ptd lands in the output directory.
 _FILE_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -44,6 +54,10 @@ class CompileOptions:
     named_data_threshold: int | None = None
     #: ExecuTorch's external-data tag (the .ptd is TAG.ptd); None: inside the .pte.
     named_data_file: str | None = None
+    #: The memory limit the header records; None: what the blob needs.
+    max_memory_bytes: int | None = None
+    #: The contract header format written (backend_kit.header).
+    header_format: int = 2
 
     @property
     def named_data_file_name(self) -> str | None:
@@ -81,6 +95,8 @@ def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
     fmt = BLOB_FORMAT
     threshold = None
     file = None
+    max_memory = None
+    header_format = 2
     for spec in compile_specs:
         if spec.key == BLOB_FORMAT_KEY:
             try:
@@ -106,6 +122,19 @@ def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
                     f"[A-Za-z0-9._-] (ExecuTorch writes TAG.ptd), got {bytes(spec.value)!r}"
                 )
             file = text
+        elif spec.key == MAX_MEMORY_KEY:
+            text = _text(spec)
+            if not text.isdigit() or int(text) == 0 or int(text) >= 1 << 64:
+                raise CompileSpecError(
+                    f"compile spec {MAX_MEMORY_KEY!r} must be a byte count from 1 to 2^64-1 in ASCII digits "
+                    f"(b'268435456'), got {bytes(spec.value)!r}"
+                )
+            max_memory = int(text)
+        elif spec.key == HEADER_FORMAT_KEY:
+            text = _text(spec)
+            if text not in ("1", "2"):
+                raise CompileSpecError(f"compile spec {HEADER_FORMAT_KEY!r} must be b'1' or b'2', got {bytes(spec.value)!r}")
+            header_format = int(text)
         else:
             raise CompileSpecError(
                 f"unknown compile spec {spec.key!r}; the reference backend knows "
@@ -126,7 +155,18 @@ def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
             f"named data needs blob format {BLOB_FORMAT[0]}.{NAMED_DATA_MINOR} or newer; "
             f"blob format {fmt[0]}.{fmt[1]} cannot store it"
         )
-    return CompileOptions(blob_format=fmt, named_data_threshold=threshold, named_data_file=file)
+    if header_format == 1 and (max_memory is not None or threshold is not None):
+        raise CompileSpecError(
+            f"header format 1 records neither a memory limit nor named-data checksums; drop {HEADER_FORMAT_KEY!r} "
+            f"or {MAX_MEMORY_KEY!r} / {NAMED_DATA_THRESHOLD_KEY!r}"
+        )
+    return CompileOptions(blob_format=fmt, named_data_threshold=threshold, named_data_file=file,
+                          max_memory_bytes=max_memory, header_format=header_format)
+
+
+def memory_limit_spec(max_bytes: int) -> CompileSpec:
+    """A compile spec that records ``max_bytes`` as the blob's memory limit."""
+    return CompileSpec(MAX_MEMORY_KEY, str(int(max_bytes)).encode())
 
 
 def requested_blob_format(compile_specs: list[CompileSpec]) -> tuple[int, int]:

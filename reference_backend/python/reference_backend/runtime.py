@@ -23,7 +23,7 @@ _LIB_DIR = Path(__file__).resolve().parent / "lib"
 FIX = f"reinstall {DISTRIBUTION} in this environment (pip install --force-reinstall --no-build-isolation ./reference_backend)"
 
 __all__ = ["BACKEND_ID", "Judgement", "RuntimeLoadError", "build_info", "check_executorch_match", "judge_blob",
-           "library_path", "load_runtime", "runtime_info"]
+           "library_path", "load_runtime", "max_memory_bytes", "runtime_info", "set_max_memory_bytes"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +68,29 @@ def load_runtime(path: str | Path | None = None) -> ctypes.CDLL:
     lib.reference_backend_runtime_info.restype = ctypes.c_char_p
     lib.reference_backend_judge_blob.restype = ctypes.c_int
     lib.reference_backend_judge_blob.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    lib.reference_backend_set_max_memory_bytes.restype = ctypes.c_int
+    lib.reference_backend_set_max_memory_bytes.argtypes = [ctypes.c_uint64]
+    lib.reference_backend_max_memory_bytes.restype = ctypes.c_uint64
+    lib.reference_backend_max_memory_bytes.argtypes = []
     return lib
+
+
+#: Environment variable with the most bytes the runtime allocates for one blob (default 2 GiB).
+MAX_MEMORY_ENV = "REFERENCE_BACKEND_MAX_MEMORY_BYTES"
+
+
+def set_max_memory_bytes(limit: int) -> None:
+    """Sets the most bytes the runtime's init() allocates for one blob (the
+    copied constants and its intermediate buffers); a blob needing more is
+    refused before anything is allocated. Overrides $REFERENCE_BACKEND_MAX_MEMORY_BYTES."""
+    if not 0 < int(limit) < 1 << 64:
+        raise ValueError(f"the memory maximum must be 1 to 2^64-1 bytes, got {limit}")
+    load_runtime().reference_backend_set_max_memory_bytes(int(limit))
+
+
+def max_memory_bytes() -> int:
+    """The maximum in force: the value set, else the environment's, else 2 GiB."""
+    return int(load_runtime().reference_backend_max_memory_bytes())
 
 
 def _parse_lines(text: str) -> dict[str, str]:

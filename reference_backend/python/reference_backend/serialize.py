@@ -81,7 +81,9 @@ def named_data_key(label: str, data: bytes) -> str:
     """The key of a constant: its name in the model plus a digest of its bytes,
     so that equal weights get equal keys in every export (one copy in a shared
     .ptd) and different data never meets a stale key."""
-    return f"{label[:_MAX_LABEL]}@{hashlib.sha256(data).hexdigest()[:16]}"
+    # Printable ASCII only: the runtime refuses other bytes in a key (they end up in log lines).
+    label = "".join(c if " " <= c <= "~" else "_" for c in label[:_MAX_LABEL])
+    return f"{label}@{hashlib.sha256(data).hexdigest()[:16]}"
 
 
 def _constant_tensors(program: ExportedProgram) -> dict[str, tuple[str, torch.Tensor]]:

@@ -1,7 +1,12 @@
 /*
  * The ExecuTorch BackendInterface of the reference backend: init() judges
- * and parses the blob and looks up its named data, execute() runs it,
- * destroy() frees it.
+ * and parses the blob, checks its memory need against the blob's declared
+ * limit and the application's maximum, looks up and verifies its named
+ * data; execute() runs it, destroy() frees it.
+ *
+ * Every line goes to the log through RB_LOG, which escapes each byte that is
+ * not printable ASCII: ExecuTorch's Python log sink decodes lines as strict
+ * UTF-8 and ends the process on a decoding error.
  */
 #include <reference_backend/executor.h>
 #include <reference_backend/reference_backend.h>
@@ -12,14 +17,21 @@
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
+
+/// ET_LOG of a printf-style line made safe for every log sink (backend_kit::log_safe).
+#define RB_LOG(level, ...) \
+  ET_LOG(level, "%s", ::backend_kit::log_safe(::backend_kit::format(__VA_ARGS__)).c_str())
 
 namespace reference_backend {
 namespace {
@@ -83,14 +95,14 @@ Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataM
   const Error code = external ? Error::InvalidExternalData : Error::InvalidProgram;
   if (found_bytes != SIZE_MAX) {
     const std::string where = external ? "'" + ref.file + "'" : std::string("the .pte");
-    ET_LOG(Error,
+    RB_LOG(Error,
            "%s: named data '%s' has %zu bytes, the blob expects %" PRIu64 "; %s was "
            "not written with this program: re-export both",
            kBackendId, ref.key.c_str(), found_bytes, ref.nbytes, where.c_str());
     return code;
   }
   if (!external) {
-    ET_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the .pte; "
+    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the .pte; "
            "the program is damaged: re-export it", kBackendId, ref.key.c_str(), ref.nbytes);
     return code;
   }
@@ -104,20 +116,27 @@ Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataM
     }
   }
   if (file_loaded) {
-    ET_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the data "
+    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the data "
            "loaded for '%s': that file was not written with this program",
            kBackendId, ref.key.c_str(), ref.nbytes, ref.file.c_str());
   } else {
-    ET_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) not found: external file "
+    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) not found: external file "
            "'%s' was not loaded; load the program with it",
            kBackendId, ref.key.c_str(), ref.nbytes, ref.file.c_str());
   }
   return code;
 }
 
-/// Looks up every entry of g.named in the program's named data and points
+/// Looks up every entry of g.named in the program's named data, verifies it
+/// against the blob's named-data checksums (header format 2) and points
 /// g.named_data at it. On failure logs one line and returns the error.
-Error resolve_named_data(const BackendInitContext& context, Graph& g, NamedData& out) {
+Error resolve_named_data(const BackendInitContext& context, const backend_kit::Header& header, Graph& g,
+                         NamedData& out) {
+  if (header.has_named_data_checksums && header.named_data_checksums.size() != g.named.size()) {
+    RB_LOG(Error, "%s: invalid blob: the header records %zu named-data checksums, the payload's "
+           "named-data table has %zu entries", kBackendId, header.named_data_checksums.size(), g.named.size());
+    return Error::InvalidProgram;
+  }
   if (g.named.empty()) return Error::Ok;
   const NamedDataMap* map = context.get_named_data_map();
   g.named_data.assign(g.named.size(), nullptr);
@@ -128,6 +147,18 @@ Error resolve_named_data(const BackendInitContext& context, Graph& g, NamedData&
         map != nullptr ? map->get_data(ref.key) : Result<FreeableBuffer>(Error::NotFound);
     if (!data.ok()) return named_data_error(g, ref, map, SIZE_MAX);
     if (data->size() != ref.nbytes) return named_data_error(g, ref, map, data->size());
+    if (header.has_named_data_checksums) {
+      const uint32_t expected = header.named_data_checksums[i];
+      const uint32_t actual = backend_kit::crc32c(0, static_cast<const uint8_t*>(data->data()), data->size());
+      if (actual != expected) {
+        const bool external = !ref.file.empty();
+        const std::string where = external ? "'" + ref.file + "'" : std::string("the .pte");
+        RB_LOG(Error, "%s: named data '%s' in %s fails its checksum: the blob records CRC-32C 0x%08x, the "
+               "data gives 0x%08x; %s is damaged or was not written with this program: re-export it",
+               kBackendId, ref.key.c_str(), where.c_str(), expected, actual, where.c_str());
+        return external ? Error::InvalidExternalData : Error::InvalidProgram;
+      }
+    }
     if (reinterpret_cast<uintptr_t>(data->data()) % alignof(float) != 0) {
       out.copies.emplace_back(ref.nbytes / sizeof(float));
       std::memcpy(out.copies.back().data(), data->data(), ref.nbytes);
@@ -137,6 +168,60 @@ Error resolve_named_data(const BackendInitContext& context, Graph& g, NamedData&
       g.named_data[i] = static_cast<const float*>(data->data());
       out.buffers.push_back(std::move(*data));
     }
+  }
+  return Error::Ok;
+}
+
+/// Bytes init() and the Executor allocate for `g` beyond the blob itself:
+/// the copied constants and one buffer per op result (64-byte rounded, as
+/// the Executor's arena). Keep it covering every allocation whose size
+/// comes from the blob: it is compared with the limits before allocating.
+uint64_t memory_need(const Graph& g) {
+  uint64_t total = static_cast<uint64_t>(g.constants.size()) * sizeof(float);
+  for (const Op& op : g.ops) {
+    total += (g.values[op.output].numel * sizeof(float) + 63) & ~uint64_t{63};
+  }
+  return total;
+}
+
+/// The application's maximum, 0 until set or read from the environment.
+std::atomic<uint64_t> g_max_memory{0};
+
+uint64_t max_memory_bytes() {
+  uint64_t limit = g_max_memory.load(std::memory_order_relaxed);
+  if (limit != 0) return limit;
+  limit = kDefaultMaxMemoryBytes;
+  if (const char* text = std::getenv(kMaxMemoryEnv)) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long parsed = std::strtoull(text, &end, 10);
+    if (errno == 0 && end != text && *end == '\0' && parsed > 0 && text[0] != '-') {
+      limit = parsed;
+    } else {
+      RB_LOG(Error, "%s: %s='%s' is not a byte count; using the default maximum of %" PRIu64 " bytes",
+             kBackendId, kMaxMemoryEnv, text, kDefaultMaxMemoryBytes);
+    }
+  }
+  uint64_t unset = 0;
+  g_max_memory.compare_exchange_strong(unset, limit);
+  return g_max_memory.load();
+}
+
+/// Refuses a graph whose memory need exceeds what the blob's header declares
+/// (format 2: then the payload was altered) or the application's maximum.
+Error check_memory(const backend_kit::Header& header, const Graph& g) {
+  const uint64_t need = memory_need(g);
+  if (header.has_memory_limit && need > header.memory_limit) {
+    RB_LOG(Error, "%s: invalid blob: the payload needs %" PRIu64 " bytes of memory, more than the %" PRIu64
+           " bytes its header declares (the blob was altered)", kBackendId, need, header.memory_limit);
+    return Error::InvalidProgram;
+  }
+  const uint64_t limit = max_memory_bytes();
+  if (need > limit) {
+    RB_LOG(Error, "%s: refusing a blob that needs %" PRIu64 " bytes of memory, more than this application "
+           "allows (%" PRIu64 " bytes; raise it with %s or reference_backend_set_max_memory_bytes)",
+           kBackendId, need, limit, kMaxMemoryEnv);
+    return Error::MemoryAllocationFailed;
   }
   return Error::Ok;
 }
@@ -153,7 +238,7 @@ std::string shape_text(const uint32_t* dims, size_t rank) {
 Error check_tensor(const EValue* arg, const Value& expected, const char* role,
                    size_t index) {
   if (arg == nullptr || !arg->isTensor()) {
-    ET_LOG(Error, "%s: execute: %s %zu is not a tensor", kBackendId, role, index);
+    RB_LOG(Error, "%s: execute: %s %zu is not a tensor", kBackendId, role, index);
     return Error::InvalidArgument;
   }
   const Tensor& t = arg->toTensor();
@@ -165,7 +250,7 @@ Error check_tensor(const EValue* arg, const Value& expected, const char* role,
     same = same && d < expected.rank && dims[d] == expected.dims[d];
   }
   if (!same) {
-    ET_LOG(Error,
+    RB_LOG(Error,
            "%s: execute: %s %zu is a %s tensor of shape %s, the blob was "
            "exported for float32 %s (shapes are static: re-export for the new "
            "shape)",
@@ -190,13 +275,13 @@ class ReferenceBackendInterface final : public BackendInterface {
     Judgement j = judge_blob(blob, size, runtime_versions());
     switch (j.verdict) {
       case Verdict::kInvalid:
-        ET_LOG(Error, "%s", j.message.c_str());
+        RB_LOG(Error, "%s", j.message.c_str());
         return Error::InvalidProgram;
       case Verdict::kIncompatible:
-        ET_LOG(Error, "%s", j.message.c_str());
+        RB_LOG(Error, "%s", j.message.c_str());
         return Error::DelegateInvalidCompatibility;
       case Verdict::kCompatibleReexportRecommended:
-        ET_LOG(Info, "%s", j.message.c_str());
+        RB_LOG(Info, "%s", j.message.c_str());
         break;
       case Verdict::kCompatible:
         break;
@@ -206,11 +291,13 @@ class ReferenceBackendInterface final : public BackendInterface {
     try {
       if (!parse_graph(blob + j.header.header_length, j.header.payload_size,
                        j.header.blob_format_minor, graph, error)) {
-        ET_LOG(Error, "%s: invalid blob: %s", kBackendId, error.c_str());
+        RB_LOG(Error, "%s: invalid blob: %s", kBackendId, error.c_str());
         return Error::InvalidProgram;
       }
+      const Error fits = check_memory(j.header, graph);
+      if (fits != Error::Ok) return fits;
       NamedData named;
-      const Error resolved = resolve_named_data(context, graph, named);
+      const Error resolved = resolve_named_data(context, j.header, graph, named);
       if (resolved != Error::Ok) return resolved;
       Handle* handle = new Handle(std::move(graph), std::move(named));
       // The blob's constants were copied (named data is held separately);
@@ -218,7 +305,7 @@ class ReferenceBackendInterface final : public BackendInterface {
       processed->Free();
       return handle;
     } catch (const std::bad_alloc&) {
-      ET_LOG(Error, "%s: out of memory while loading a %zu-byte blob", kBackendId,
+      RB_LOG(Error, "%s: out of memory while loading a %zu-byte blob", kBackendId,
              size);
       return Error::MemoryAllocationFailed;
     }
@@ -231,7 +318,7 @@ class ReferenceBackendInterface final : public BackendInterface {
     const size_t ni = g.inputs.size();
     const size_t no = g.outputs.size();
     if (args.size() != ni + no) {
-      ET_LOG(Error, "%s: execute: got %zu arguments, the blob has %zu inputs and "
+      RB_LOG(Error, "%s: execute: got %zu arguments, the blob has %zu inputs and "
              "%zu outputs", kBackendId, args.size(), ni, no);
       return Error::InvalidArgument;
     }
@@ -265,7 +352,22 @@ ReferenceBackendInterface& instance() {
 // Refuses a runtime of another ExecuTorch minor release (the C++ ABI is not
 // promised across minors; abi_checks/ has the measured table) and a second
 // library holding the id: backend_kit::register_backend.
+extern "C" int reference_backend_set_max_memory_bytes(uint64_t bytes) {
+  if (bytes == 0) return static_cast<int>(executorch::runtime::Error::InvalidArgument);
+  reference_backend::g_max_memory.store(bytes);
+  return 0;
+}
+
+extern "C" uint64_t reference_backend_max_memory_bytes(void) {
+  return reference_backend::max_memory_bytes();
+}
+
 extern "C" int reference_backend_register(void) {
   return backend_kit::register_backend(reference_backend::kBackendId, &reference_backend::instance(),
                                        BACKEND_KIT_EXECUTORCH_VERSION);
+}
+
+extern "C" int reference_backend_register_linked(const char* executorch_version) {
+  return backend_kit::register_backend(reference_backend::kBackendId, &reference_backend::instance(),
+                                       BACKEND_KIT_EXECUTORCH_VERSION, executorch_version);
 }

@@ -170,23 +170,23 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
       error = at(rec, "named-data entry %u runs past the end of the table", i);
       return false;
     }
-    // Keys and file names end up in log lines: no control characters.
+    // Keys and file names end up in log lines: printable ASCII only.
     bool printable = true;
     ref.key.resize(key_length);
     for (auto& ch : ref.key) {
       const uint8_t b = c.u8();
-      printable = printable && b >= 0x20 && b != 0x7f;
+      printable = printable && b >= 0x20 && b < 0x7f;
       ch = static_cast<char>(b);
     }
     ref.file.resize(file_length);
     for (auto& ch : ref.file) {
       const uint8_t b = c.u8();
-      printable = printable && b >= 0x20 && b != 0x7f && b != '/' && b != '\\';
+      printable = printable && b >= 0x20 && b < 0x7f && b != '/' && b != '\\';
       ch = static_cast<char>(b);
     }
     if (!printable) {
-      error = at(rec + kNamedEntrySize, "named-data entry %u has a control character "
-                 "in its key or a control character or path separator in its file name", i);
+      error = at(rec + kNamedEntrySize, "named-data entry %u has a control character or a byte "
+                 "that is not printable ASCII in its key or file name, or a path separator in its file name", i);
       return false;
     }
     c.seek(rec + kNamedEntrySize + padded);

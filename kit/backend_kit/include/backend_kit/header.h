@@ -15,6 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define BACKEND_KIT_HAVE_SSE42_CRC 1
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BACKEND_KIT_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
@@ -114,14 +120,198 @@ inline std::string printable(const uint8_t* p, size_t n) {
   return out;
 }
 
+/// `line` made safe for any log sink: every byte that is not printable ASCII
+/// (0x20-0x7e) as \xNN. ExecuTorch 1.5's Python log sink decodes each line
+/// as strict UTF-8 and a decoding error there ends the process
+/// (std::terminate), so a backend passes every line it logs through this.
+inline std::string log_safe(const std::string& line) {
+  std::string out;
+  out.reserve(line.size());
+  for (unsigned char c : line) {
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += format("\\x%02x", c);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Checksums: CRC-32 (zlib, IEEE 802.3; header format 1) and CRC-32C
+// (Castagnoli; header format 2 and named data). Both table-driven, eight
+// bytes per step; CRC-32C uses the SSE4.2 instruction where the CPU has it.
+
+namespace detail {
+
+struct CrcTables {
+  uint32_t t[8][256];
+};
+
+constexpr CrcTables make_crc_tables(uint32_t reflected_poly) {
+  CrcTables tables{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int bit = 0; bit < 8; ++bit) c = (c >> 1) ^ (reflected_poly & (0u - (c & 1u)));
+    tables.t[0][i] = c;
+  }
+  for (int k = 1; k < 8; ++k) {
+    for (uint32_t i = 0; i < 256; ++i) {
+      const uint32_t prev = tables.t[k - 1][i];
+      tables.t[k][i] = (prev >> 8) ^ tables.t[0][prev & 0xffu];
+    }
+  }
+  return tables;
+}
+
+inline constexpr CrcTables kCrc32Tables = make_crc_tables(0xEDB88320u);
+inline constexpr CrcTables kCrc32cTables = make_crc_tables(0x82F63B78u);
+
+/// Reflected CRC, eight bytes per step ("slicing by 8"), on the register
+/// value (no pre- or post-inversion).
+inline uint32_t crc_sliced(const CrcTables& tables, uint32_t reg, const uint8_t* p, size_t n) {
+  const auto& t = tables.t;
+  while (n >= 8) {
+    const uint32_t lo = load_u32(p) ^ reg;
+    const uint32_t hi = load_u32(p + 4);
+    reg = t[7][lo & 0xffu] ^ t[6][(lo >> 8) & 0xffu] ^ t[5][(lo >> 16) & 0xffu] ^ t[4][lo >> 24] ^
+        t[3][hi & 0xffu] ^ t[2][(hi >> 8) & 0xffu] ^ t[1][(hi >> 16) & 0xffu] ^ t[0][hi >> 24];
+    p += 8;
+    n -= 8;
+  }
+  while (n-- > 0) reg = (reg >> 8) ^ t[0][(reg ^ *p++) & 0xffu];
+  return reg;
+}
+
+#ifdef BACKEND_KIT_HAVE_SSE42_CRC
+/// Bytes per stream in the three-stream loop of crc32c_sse42.
+constexpr size_t kCrcStreamBlock = 4096;
+
+__attribute__((target("sse4.2"))) inline uint64_t crc32c_zero_step(uint64_t r) {
+  return _mm_crc32_u64(r, 0);
+}
+
+/// Shifting a CRC register over k zero bytes is linear in the register:
+/// these tables hold, for k = kCrcStreamBlock and 2 * kCrcStreamBlock, the
+/// shift of each byte value at each of the four byte positions.
+struct CrcShift {
+  uint32_t t[4][256];
+};
+
+__attribute__((target("sse4.2"))) inline const CrcShift* crc32c_shift_tables() {
+  static const CrcShift* const tables = [] {
+    static CrcShift s[2];
+    return s;
+  }();
+  static const bool built = [] {
+    CrcShift* s = const_cast<CrcShift*>(tables);
+    for (int which = 0; which < 2; ++which) {
+      const size_t zeros = kCrcStreamBlock * static_cast<size_t>(which + 1);
+      for (int byte = 0; byte < 4; ++byte) {
+        for (uint32_t v = 0; v < 256; ++v) {
+          uint64_t r = static_cast<uint64_t>(v) << (8 * byte);
+          for (size_t z = 0; z < zeros; z += 8) r = crc32c_zero_step(r);
+          s[which].t[byte][v] = static_cast<uint32_t>(r);
+        }
+      }
+    }
+    return true;
+  }();
+  (void)built;
+  return tables;
+}
+
+inline uint32_t crc_shift(const CrcShift& s, uint64_t r) {
+  return s.t[0][r & 0xffu] ^ s.t[1][(r >> 8) & 0xffu] ^ s.t[2][(r >> 16) & 0xffu] ^ s.t[3][(r >> 24) & 0xffu];
+}
+
+/// CRC-32C register update with the SSE4.2 crc32 instruction. Large inputs
+/// run three independent streams (the instruction's latency is about three
+/// times its throughput), whose registers are then combined by shifting the
+/// first two over the bytes that follow them (crc32c_shift_tables).
+__attribute__((target("sse4.2"))) inline uint32_t crc32c_sse42(uint32_t reg, const uint8_t* p, size_t n) {
+  uint64_t c = reg;
+  while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7u) != 0) {
+    c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
+    --n;
+  }
+  if (n >= 3 * kCrcStreamBlock) {
+    const CrcShift* shifts = crc32c_shift_tables();
+    while (n >= 3 * kCrcStreamBlock) {
+      uint64_t c1 = 0, c2 = 0;
+      const uint8_t* p1 = p + kCrcStreamBlock;
+      const uint8_t* p2 = p + 2 * kCrcStreamBlock;
+      for (size_t i = 0; i < kCrcStreamBlock; i += 8) {
+        uint64_t v0, v1, v2;
+        std::memcpy(&v0, p + i, 8);
+        std::memcpy(&v1, p1 + i, 8);
+        std::memcpy(&v2, p2 + i, 8);
+        c = _mm_crc32_u64(c, v0);
+        c1 = _mm_crc32_u64(c1, v1);
+        c2 = _mm_crc32_u64(c2, v2);
+      }
+      c = crc_shift(shifts[1], c) ^ crc_shift(shifts[0], c1) ^ c2;
+      p += 3 * kCrcStreamBlock;
+      n -= 3 * kCrcStreamBlock;
+    }
+  }
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c = _mm_crc32_u64(c, v);
+    p += 8;
+    n -= 8;
+  }
+  while (n-- > 0) c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
+  return static_cast<uint32_t>(c);
+}
+
+inline bool have_sse42() {
+  static const bool yes = __builtin_cpu_supports("sse4.2");
+  return yes;
+}
+#endif
+
+}  // namespace detail
+
+/// CRC-32 (the zlib / IEEE 802.3 polynomial, reflected 0xEDB88320) of
+/// `size` bytes, continuing from `crc` (pass 0 to start).
+inline uint32_t crc32(uint32_t crc, const uint8_t* data, size_t size) {
+  return ~detail::crc_sliced(detail::kCrc32Tables, ~crc, data, size);
+}
+
+/// CRC-32C (Castagnoli, reflected 0x82F63B78) of `size` bytes, continuing
+/// from `crc` (pass 0 to start): hardware where available, else tables.
+inline uint32_t crc32c(uint32_t crc, const uint8_t* data, size_t size) {
+#ifdef BACKEND_KIT_HAVE_SSE42_CRC
+  if (detail::have_sse42()) return ~detail::crc32c_sse42(~crc, data, size);
+#endif
+  return ~detail::crc_sliced(detail::kCrc32cTables, ~crc, data, size);
+}
+
+/// CRC-32C without the hardware path (for tests and for comparison).
+inline uint32_t crc32c_portable(uint32_t crc, const uint8_t* data, size_t size) {
+  return ~detail::crc_sliced(detail::kCrc32cTables, ~crc, data, size);
+}
+
 // ---------------------------------------------------------------------------
 // The header.
 
 constexpr char kHeaderMagic[4] = {'E', 'C', 'V', 'H'};
 /// Bytes of the fixed part of header format 1 (the backend id follows it).
 constexpr uint16_t kHeaderFixedLength = 40;
-/// The newest header format this code reads.
-constexpr uint16_t kHeaderFormatVersion = 1;
+/// The newest header format this code reads (and writes, in Python): 2.
+constexpr uint16_t kHeaderFormatVersion = 2;
+/// Header format 1: CRC-32, no extension records. Still read.
+constexpr uint16_t kHeaderFormatCrc32 = 1;
+/// Format 2 extension record: u16 tag, u16 flags, u32 length, value, zeros to 8.
+constexpr size_t kExtensionHeaderSize = 8;
+/// Flag bit 0: a runtime that does not know the tag must refuse the blob.
+constexpr uint16_t kExtensionRequired = 1;
+/// u64: the most bytes the runtime may allocate to load and run the blob.
+constexpr uint16_t kTagMemoryLimit = 1;
+/// u32 per named-data entry: its CRC-32C, in the backend's named-data table order.
+constexpr uint16_t kTagNamedDataChecksums = 2;
 /// Fewer bytes than this cannot even say which header format they are.
 constexpr size_t kMinJudgeable = 8;
 /// Byte offset of the checksum field; it counts as zero when checksumming.
@@ -158,6 +348,12 @@ struct Header {
   uint16_t backend_id_offset = 0;
   uint16_t backend_id_length = 0;
   std::string backend_id;
+  /// Format 2, extension tag 1: the most bytes the runtime may allocate for this blob.
+  bool has_memory_limit = false;
+  uint64_t memory_limit = 0;
+  /// Format 2, extension tag 2: the CRC-32C of each named-data entry.
+  bool has_named_data_checksums = false;
+  std::vector<uint32_t> named_data_checksums;
 };
 
 /// What a runtime knows about itself when it judges a blob.
@@ -202,28 +398,16 @@ struct Judgement {
   std::string message;  // one line; empty when kCompatible
 };
 
-/// CRC-32 (the zlib / IEEE 802.3 polynomial, reflected 0xEDB88320) of
-/// `size` bytes, continuing from `crc` (pass 0 to start). Bitwise rather
-/// than table-driven: headers are small and the table would cost 1 KiB.
-inline uint32_t crc32(uint32_t crc, const uint8_t* data, size_t size) {
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i) {
-    crc ^= data[i];
-    for (int bit = 0; bit < 8; ++bit) {
-      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    }
-  }
-  return ~crc;
-}
-
-/// The checksum the header must carry: CRC-32 over the header with its
-/// checksum field taken as zero, then the payload.
+/// The checksum the header must carry: over the header with its checksum
+/// field taken as zero, then the payload; CRC-32 when the header says format
+/// 1, CRC-32C otherwise. `header_length` is at least 40.
 inline uint32_t blob_checksum(const uint8_t* blob, size_t header_length, size_t payload_size) {
   static const uint8_t zeros[4] = {0, 0, 0, 0};
-  uint32_t crc = crc32(0, blob, kChecksumOffset);
-  crc = crc32(crc, zeros, 4);
-  crc = crc32(crc, blob + kChecksumOffset + 4, header_length - kChecksumOffset - 4);
-  return crc32(crc, blob + header_length, payload_size);
+  auto* crc_of = load_u16(blob + 6) == kHeaderFormatCrc32 ? &crc32 : &crc32c;
+  uint32_t crc = crc_of(0, blob, kChecksumOffset);
+  crc = crc_of(crc, zeros, 4);
+  crc = crc_of(crc, blob + kChecksumOffset + 4, header_length - kChecksumOffset - 4);
+  return crc_of(crc, blob + header_length, payload_size);
 }
 
 /// Whether `n` bytes are well-formed UTF-8 (no overlongs, no surrogates).
@@ -269,6 +453,57 @@ inline Judgement judged(Verdict verdict, const Header& h, std::string message) {
 
 inline Judgement invalid(const RuntimeVersions& rt, const std::string& problem) {
   return judged(Verdict::kInvalid, Header{}, format("%s: invalid blob: %s", rt.backend_id, problem.c_str()));
+}
+
+/// Reads the format-2 extension records in [kHeaderFixedLength, id_offset)
+/// into `h`. Returns "" when they are well formed; otherwise the problem, and
+/// `required_unknown` tells whether it is an unknown required record
+/// (incompatible) rather than a malformed one (invalid).
+inline std::string read_extensions(const uint8_t* blob, Header& h, bool& required_unknown) {
+  required_unknown = false;
+  const size_t end = h.backend_id_offset;
+  size_t pos = kHeaderFixedLength;
+  bool seen_limit = false, seen_named = false;
+  while (pos < end) {
+    if (end - pos < kExtensionHeaderSize) {
+      return format("header extension at offset %zu runs into the backend id at offset %zu", pos, end);
+    }
+    const uint16_t tag = load_u16(blob + pos);
+    const uint16_t flags = load_u16(blob + pos + 2);
+    const uint64_t size = load_u32(blob + pos + 4);
+    const uint64_t padded = (size + 7u) & ~uint64_t{7};
+    if (padded > end - pos - kExtensionHeaderSize) {
+      return format("header extension %u at offset %zu (%llu bytes) runs into the backend id at offset %zu", tag,
+                    pos, static_cast<unsigned long long>(size), end);
+    }
+    const uint8_t* value = blob + pos + kExtensionHeaderSize;
+    if ((tag == kTagMemoryLimit && seen_limit) || (tag == kTagNamedDataChecksums && seen_named)) {
+      return format("header extension %u at offset %zu appears twice", tag, pos);
+    }
+    if (tag == kTagMemoryLimit) {
+      if (size != 8) {
+        return format("header extension 1 (memory limit) at offset %zu has %llu bytes, not 8", pos,
+                      static_cast<unsigned long long>(size));
+      }
+      seen_limit = h.has_memory_limit = true;
+      h.memory_limit = load_u64(value);
+    } else if (tag == kTagNamedDataChecksums) {
+      if (size % 4 != 0) {
+        return format("header extension 2 (named-data checksums) at offset %zu has %llu bytes, not a multiple of 4",
+                      pos, static_cast<unsigned long long>(size));
+      }
+      seen_named = h.has_named_data_checksums = true;
+      h.named_data_checksums.resize(size / 4);
+      for (size_t i = 0; i < size / 4; ++i) h.named_data_checksums[i] = load_u32(value + 4 * i);
+    } else if ((flags & kExtensionRequired) != 0) {
+      required_unknown = true;
+      return format("header extension %u at offset %zu is required and unknown to this runtime", tag, pos);
+    } else {
+      // Another tag, skipped. A duplicate of it is not this runtime's business.
+    }
+    pos += kExtensionHeaderSize + padded;
+  }
+  return std::string();
 }
 
 inline std::string describe_runtime(const RuntimeVersions& rt) {
@@ -355,6 +590,22 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
   const size_t shown = h.backend_id_length < kMaxPrintedId ? h.backend_id_length : kMaxPrintedId;
   if (!is_utf8(id, h.backend_id_length)) {
     return invalid(rt, format("backend id '%s' is not UTF-8", printable(id, shown).c_str()));
+  }
+  // Rule 7a: format 2's extension records, between the fixed part and the id.
+  if (h.header_format_version >= 2) {
+    bool required_unknown = false;
+    const std::string problem = detail::read_extensions(blob, h, required_unknown);
+    if (required_unknown) {
+      Header first;  // as for rule 3: only the first two fields
+      first.header_length = h.header_length;
+      first.header_format_version = h.header_format_version;
+      return detail::judged(
+          Verdict::kIncompatible, first,
+          format("%s: incompatible blob: %s; %s; fix: re-export with %s==%s", rt.backend_id, problem.c_str(),
+                 detail::describe_runtime(rt).c_str(), rt.distribution,
+                 version_string(rt.backend_version).c_str()));
+    }
+    if (!problem.empty()) return invalid(rt, problem);
   }
   h.backend_id.assign(reinterpret_cast<const char*>(id), h.backend_id_length);
   // Rule 8.

@@ -22,8 +22,26 @@ extern "C" {
 #endif
 
 /// Registers "ReferenceBackend" with the ExecuTorch runtime. Returns 0 (also
-/// when this library already registered it), else the ExecuTorch error code.
+/// when this library already registered it), else the ExecuTorch error code:
+/// NotSupported (0x10) unless every ExecuTorch runtime in the process is of
+/// the minor release this library was built for, read from its package
+/// (an unreadable version is a refusal too).
 REFERENCE_BACKEND_API int reference_backend_register(void);
+
+/// As reference_backend_register(), for an application that links ExecuTorch
+/// into its executable, where no version can be read: `executorch_version`
+/// is the release it links ("1.5.1"), used for runtimes of unreadable version.
+REFERENCE_BACKEND_API int reference_backend_register_linked(const char* executorch_version);
+
+/// Sets the most bytes init() may allocate for one blob (constants copied
+/// out of it and buffers for its intermediate values); a blob that needs
+/// more is refused before anything is allocated (Error::MemoryAllocationFailed).
+/// Overrides $REFERENCE_BACKEND_MAX_MEMORY_BYTES; the default is 2 GiB.
+/// Returns 0, or InvalidArgument for 0.
+REFERENCE_BACKEND_API int reference_backend_set_max_memory_bytes(uint64_t bytes);
+
+/// The maximum in force (the value set, else the environment's, else 2 GiB).
+REFERENCE_BACKEND_API uint64_t reference_backend_max_memory_bytes(void);
 
 /// One line describing this build: backend id, versions, blob formats read.
 REFERENCE_BACKEND_API const char* reference_backend_runtime_info(void);

@@ -32,6 +32,12 @@ constexpr uint16_t kBlobFormatMinor = 2;  // 1.1: ops carry an alpha scalar; 1.2
 /// The first release that writes blob format kBlobFormatMajor.kBlobFormatMinor.
 constexpr Version kCurrentFormatSince = {0, 2, 0};
 
+/// The most bytes init() allocates for one blob unless the application says
+/// otherwise (environment variable kMaxMemoryEnv, or
+/// reference_backend_set_max_memory_bytes()): 2 GiB.
+constexpr uint64_t kDefaultMaxMemoryBytes = uint64_t{2} << 30;
+constexpr const char* kMaxMemoryEnv = "REFERENCE_BACKEND_MAX_MEMORY_BYTES";
+
 /// This build's versions, for judge_blob().
 const RuntimeVersions& runtime_versions();
 
