@@ -45,7 +45,8 @@ BINARY_SHAPES = (
 
 
 def _values(kind: str, dtype: str) -> str:
-    return kind if is_float(dtype) or kind in ("mask", "stress", "special") or kind.startswith("index") else "normal"
+    """The value recipe for ``dtype``: integers have no "unit" interval (they get small random integers)."""
+    return "normal" if kind == "unit" and not is_float(dtype) else kind
 
 
 def unary(op: str, fn: Callable, tolerance: Tolerance, values: str = "normal", *, stress: str | None = "stress",
