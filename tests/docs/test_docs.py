@@ -153,7 +153,7 @@ def parse_contract(path: Path = CONTRACT) -> dict[str, Clause]:
 
 
 def _checks():
-    from conformance.registry import all_checks
+    from conformance.checks import all_checks
 
     return all_checks()
 
