@@ -29,12 +29,17 @@ from conformance.operators.spec import DTYPES, FLOAT32, TRAITS
 
 @dataclasses.dataclass(frozen=True)
 class OperatorDeclaration:
-    """One operator: the dtypes it runs in, dynamic shapes, unsupported traits (with the reason)."""
+    """One operator: the dtypes it runs in, dynamic shapes, unsupported case traits (``without``: trait
+    names, or 'case:NAME' for one corpus case the backend does not support), and the reason."""
 
     dtypes: tuple[str, ...] = (FLOAT32,)
     dynamic: bool = False
     without: tuple[str, ...] = ()
     reason: str = ""
+
+    def excludes(self, case) -> bool:
+        """Whether the backend declares ``case`` (a conformance.operators.spec.Case) unsupported."""
+        return bool(case.traits & set(self.without)) or f"case:{case.name}" in self.without
 
     def __post_init__(self) -> None:
         dtypes = (self.dtypes,) if isinstance(self.dtypes, str) else tuple(self.dtypes)
@@ -43,8 +48,8 @@ class OperatorDeclaration:
             if d not in DTYPES:
                 raise ValueError(f"unknown dtype {d!r}; known: {', '.join(DTYPES)}")
         for t in without:
-            if t not in TRAITS:
-                raise ValueError(f"unknown case trait {t!r}; known: {', '.join(TRAITS)}")
+            if t not in TRAITS and not t.startswith("case:"):
+                raise ValueError(f"unknown case trait {t!r}; known: {', '.join(TRAITS)}, or 'case:NAME'")
         if not dtypes:
             raise ValueError("an operator declaration needs at least one dtype")
         object.__setattr__(self, "dtypes", tuple(dict.fromkeys(dtypes)))
