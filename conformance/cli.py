@@ -43,6 +43,8 @@ def _run(args: argparse.Namespace) -> int:
             parse_selection(args.checks)
         except pytest.UsageError as exc:
             raise UsageError(str(exc).replace("--et-checks", "--checks")) from None
+    if args.ops is not None and args.certify:
+        raise UsageError("--certify runs every operator; it cannot be combined with --ops")
     if args.expectations:
         from conformance.checks import check_ids
         from conformance.expectations import ExpectationsError, load_expectations
@@ -59,10 +61,17 @@ def _run(args: argparse.Namespace) -> int:
     log.unlink(missing_ok=True)
     try:
         with output_to(log):
-            load_descriptor(args.backend)
+            descriptor = load_descriptor(args.backend)
     except DescriptorError as exc:
         print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
         return EXIT_DESCRIPTOR
+    if args.ops is not None:
+        from conformance.plugin import parse_ops
+
+        try:
+            parse_ops(args.ops, descriptor)
+        except pytest.UsageError as exc:
+            raise UsageError(str(exc).replace("--et-ops", "--ops")) from None
 
     report_path = report_dir / "report.json"
     report_path.unlink(missing_ok=True)
@@ -86,6 +95,8 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args.append("--et-certify")
     if args.checks:
         pytest_args += ["--et-checks", args.checks]
+    if args.ops:
+        pytest_args += ["--et-ops", args.ops]
     if args.workers != 1:
         pytest_args += ["-n", str(args.workers)]
     else:
@@ -166,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass")
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
+    run.add_argument("--ops", help="comma-separated operator schema names (aten::add.Tensor,...): the OPS checks "
+                     "run only these (default: every declared operator)")
     run.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (1 = in this process)")
     run.add_argument("-v", "--verbose", action="store_true",
                      help="show pytest's own output and what the backend prints, instead of progress lines")

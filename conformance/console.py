@@ -53,7 +53,7 @@ class Console:
 
     def summary(self, report: dict, report_path) -> None:
         """The table and the verdict of a finished run."""
-        from conformance.plugin import render_table, verdict_lines
+        from conformance.plugin import render_operators, render_table, verdict_lines
 
         if self.live and self.done:
             self._write("\n")
@@ -67,6 +67,10 @@ class Console:
             pass
         for line in render_table(report["results"], width):
             self._write(line + "\n")
+        if report.get("operators"):
+            self._write("\n")
+            for line in render_operators(report["operators"], width):
+                self._write(line + "\n")
         self._write("\n")
         for line in verdict_lines(report):
             self._write(line + "\n")

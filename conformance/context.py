@@ -90,6 +90,10 @@ class Context:
         self.current_check: str | None = None
         self._deadline = float("inf")
         self._programs: dict[bytes, PteProgram] = {}
+        #: the operators the OPS checks run (--et-ops), None for all declared
+        self.operator_selection: frozenset[str] | None = None
+        #: check id -> (key, value) pairs a check recorded for its test report (user_properties)
+        self.properties: dict[str, list[tuple[str, str]]] = {}
 
     # ----------------------------------------------------------------- run bookkeeping
 
@@ -97,6 +101,10 @@ class Context:
         """Starts the clock of ``check_id``: its own vendor calls share ``timeout`` seconds."""
         self.current_check = check_id
         self._deadline = time.monotonic() + self.timeout
+
+    def record(self, key: str, value: str) -> None:
+        """Adds a (key, value) to the test report of the check that runs now (see suite/test_contract.py)."""
+        self.properties.setdefault(self.current_check or "", []).append((key, value))
 
     def close(self) -> None:
         self.vendor.close()

@@ -73,6 +73,11 @@ class BackendDescriptor:
     make_partitioners:  returns fresh partitioner instances for lowering.
     supported_ops:      operator schema names the backend claims ("aten::add.Tensor").
     sample_models:      models to lower, serialize and run; the first is the primary one.
+    operators:          per operator, the dtypes it runs in (an OperatorSupport, or a mapping
+                        op -> dtypes); every case of the operator corpus for them is run (C-OPS-*).
+                        Derived from supported_ops when not given (float32 for each); an operator
+                        of supported_ops it does not name is declared for float32. supported_ops
+                        becomes the union of both.
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
     runtime_libraries:  paths of the runtime libraries (hashed into the report).
@@ -85,11 +90,25 @@ class BackendDescriptor:
     python_package: str
     version: str
     make_partitioners: Callable[[], Sequence[Any]]
-    supported_ops: frozenset[str]
-    sample_models: tuple[SampleModel, ...]
+    supported_ops: frozenset[str] = frozenset()
+    sample_models: tuple[SampleModel, ...] = ()
     load_runtime: Callable[[], Any] | None = None
     runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
     named_data: NamedDataSupport | None = None
+    operators: Any = None
+
+    def __post_init__(self) -> None:
+        from conformance.operators.corpus import normalize
+        from conformance.operators.support import OperatorSupport
+
+        claimed = frozenset(normalize(op) for op in self.supported_ops)
+        try:
+            declared = OperatorSupport() if self.operators is None else OperatorSupport.coerce(self.operators)
+        except (TypeError, ValueError) as exc:
+            raise DescriptorError(f"operators: {exc}") from None
+        declared = OperatorSupport.float32(*sorted(claimed - set(declared))) | declared
+        object.__setattr__(self, "operators", declared)
+        object.__setattr__(self, "supported_ops", claimed | frozenset(declared))
 
     def capabilities(self) -> list[str]:
         """The optional capabilities declared, which make conditional checks apply."""

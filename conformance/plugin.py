@@ -40,6 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the longest a check may wait for the backend's code (default {DEFAULT_TIMEOUT_S:g})",
     )
     group.addoption("--et-command", help="the command line to record in the report (set by executorch-conformance)")
+    group.addoption("--et-ops", metavar="OPS", help="comma-separated operator schema names: the OPS checks run only these")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -146,6 +147,10 @@ class ConformanceRun:
         if selected and self.certify:
             raise pytest.UsageError("--et-certify runs every check; it cannot be combined with --et-checks")
         self.selected = parse_selection(selected)
+        self.ops = parse_ops(config.getoption("et_ops"), self.descriptor)
+        if self.ops is not None and self.certify:
+            raise pytest.UsageError("--et-certify runs every operator; it cannot be combined with --et-ops")
+        self.operators: dict[tuple[str, str], dict[str, Any]] = {}
         self.timeout = float(config.getoption("et_timeout"))
         if not self.timeout > 0:
             raise pytest.UsageError(f"--et-timeout must be a positive number of seconds, not {self.timeout:g}")
@@ -168,6 +173,7 @@ class ConformanceRun:
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.unlink(missing_ok=True)
             self._context = Context(self.descriptor, self.spec, self.timeout, log)
+            self._context.operator_selection = self.ops
         return self._context
 
     def close(self) -> None:
@@ -212,6 +218,7 @@ class ConformanceRun:
         if status is None:
             return
         outcome, reason = status
+        self._collect_operators(report)
         previous = self.results.get(check_id)
         if previous and previous["outcome"] != PASSED and outcome == PASSED:
             return  # a teardown pass does not undo a failed call
@@ -224,6 +231,18 @@ class ConformanceRun:
             "id": c.id, "clause": c.clause, "level": c.level, "title": c.title, "applies_if": c.applies_if,
             "outcome": outcome, "reason": reason, "duration_s": round(duration, 3),
         }
+
+    def _collect_operators(self, report: pytest.TestReport) -> None:
+        """Merges the per-operator rows an OPS check recorded (the one that ran more cases wins)."""
+        import json
+
+        for key, value in report.user_properties:
+            if key != "operators":
+                continue
+            for row in json.loads(value):
+                old = self.operators.get((row["op"], row["dtype"]))
+                if old is None or row["ran"] >= old["ran"]:
+                    self.operators[(row["op"], row["dtype"])] = {**(old or {}), **row}
 
     def pytest_keyboard_interrupt(self, excinfo) -> None:
         self.interrupted = True
@@ -254,6 +273,7 @@ class ConformanceRun:
             },
             command=self.config.getoption("et_command"),
             duration_s=time.monotonic() - self.started,
+            operators=list(self.operators.values()) if self.operators else None,
         )
         path = self.config.getoption("et_report")
         if path:
@@ -268,6 +288,10 @@ class ConformanceRun:
         tr.section(f"executorch conformance: {self.descriptor.backend_id} {self.descriptor.version}")
         for line in render_table(self.report["results"], tr._tw.fullwidth):
             tr.write_line(line)
+        if self.report.get("operators"):
+            tr.write_line("")
+            for line in render_operators(self.report["operators"], tr._tw.fullwidth):
+                tr.write_line(line)
         tr.write_line("")
         for line in verdict_lines(self.report):
             tr.write_line(line)
@@ -289,6 +313,46 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     ]
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
+    return lines
+
+
+def parse_ops(text: str | None, descriptor) -> frozenset[str] | None:
+    """The operators of ``--et-ops``; a usage error names any the descriptor does not declare."""
+    if text is None:
+        return None
+    from conformance.operators.corpus import normalize
+
+    wanted = {normalize(s.strip()) for s in text.split(",") if s.strip()}
+    unknown = sorted(wanted - set(descriptor.operators))
+    if unknown or not wanted:
+        raise pytest.UsageError(
+            f"--et-ops {text!r} selects {'undeclared ' + ', '.join(unknown) if unknown else 'nothing'}; "
+            f"the backend declares: {', '.join(sorted(descriptor.operators))}"
+        )
+    return frozenset(wanted)
+
+
+def render_operators(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
+    """The per-operator table: one row per operator and dtype, failing rows with their first case."""
+    def worst(row):
+        if row.get("worst_error") is None:
+            return "-"
+        used = row["tolerance_used"] or 0.0
+        return f"{row['worst_error']:.2g} ({used:.0%})" if used <= 1 else f"{row['worst_error']:.2g} ({used:.2g}x)"
+
+    table = [("operator", "dtype", "cases", "delegated", "passed", "worst (of tol.)", "first failing case")]
+    for row in rows:
+        failing = row.get("first_failing")
+        text = f"{failing['case']}: {failing['reason']}" if failing else ""
+        table.append((row["op"], row["dtype"], str(row["cases"]), str(row["delegated"]),
+                      f"{row['passed']}/{row['ran']}", worst(row), text))
+    widths = [max(len(r[i]) for r in table) for i in range(6)]
+    lines = []
+    for r in table:
+        head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
+        room = max(20, width - len(head) - 2)
+        tail = r[6] if len(r[6]) <= room else r[6][: room - 1] + "…"
+        lines.append(f"{head}  {tail}".rstrip())
     return lines
 
 

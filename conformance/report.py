@@ -141,8 +141,10 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
 def build_report(
     *, descriptor: Any, results: list[dict[str, Any]], certify: bool, interrupted: bool, selected: list[str],
     options: dict[str, Any], command: str | None, duration_s: float,
+    operators: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The report of a run (docs/report-schema.md), without its content hash."""
+    """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
+    the OPS checks (one per operator and dtype), reported as the ``operators`` section when given."""
     import datetime
     import platform
     import shlex
@@ -152,7 +154,7 @@ def build_report(
 
     capabilities = descriptor.capabilities()
     verdict_text, reasons, warnings = verdict(results, certify, capabilities, interrupted)
-    return {
+    report = {
         "schema": SCHEMA,
         "schema_version": REPORT_SCHEMA_VERSION,
         "suite_version": SUITE_VERSION,
@@ -185,6 +187,9 @@ def build_report(
         "certified": verdict_text == "certified",
         "duration_s": round(duration_s, 1),
     }
+    if operators is not None:
+        report["operators"] = operators
+    return report
 
 
 def write_report(report: dict[str, Any], path: str | Path) -> dict[str, Any]:

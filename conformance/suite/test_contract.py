@@ -14,7 +14,7 @@ from conformance.outcomes import ERROR, CheckFailed, NotApplicable
 def test_check(check, et_context, record_property):
     et_context.start_check(check.id)
     try:
-        note = check.run(et_context)
+        note = _run(check, et_context, record_property)
     except NotApplicable as exc:
         pytest.skip(f"not applicable: {exc}")
     except CheckFailed as exc:
@@ -31,3 +31,12 @@ def test_check(check, et_context, record_property):
         )
     if note:
         record_property("note", str(note))
+
+
+def _run(check, et_context, record_property):
+    """Runs the check; what it recorded with ``Context.record`` goes to its report, whatever the outcome."""
+    try:
+        return check.run(et_context)
+    finally:
+        for key, value in getattr(et_context, "properties", {}).pop(check.id, ()):
+            record_property(key, value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 from conformance.descriptor import BackendDescriptor, NamedDataSupport, SampleModel
+from conformance.operators import OperatorSupport
 
 from backend_kit.header import decode, payload_of
 from reference_backend.compile_specs import blob_format_spec, named_data_specs
@@ -71,6 +72,10 @@ DESCRIPTOR = BackendDescriptor(
     version=__version__,
     make_partitioners=lambda: [ReferencePartitioner([blob_format_spec(*BLOB_FORMAT)])],
     supported_ops=frozenset(SUPPORTED_OPS),
+    operators=OperatorSupport.float32(
+        *SUPPORTED_OPS, without=("channels_last",),
+        reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
+    ),
     sample_models=(
         SampleModel("mlp", lambda: (_MLP(), (torch.randn(4, 16),))),
         SampleModel("elementwise", lambda: (_Elementwise(), (torch.randn(3, 8), torch.randn(3, 8)))),

@@ -48,8 +48,11 @@ def tensor_inputs(node: torch.fx.Node) -> list[Any]:
 
 
 def static_float32_shape(value: Any) -> tuple[int, ...] | None:
-    """The shape of a float32 fake tensor with concrete sizes, else None."""
+    """The shape of a float32 fake tensor with concrete sizes in the default dim order, else None (the
+    runtime reads every tensor as contiguous: a channels-last operand would be read wrongly)."""
     if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+        return None
+    if not value.is_contiguous():
         return None
     shape = []
     for dim in value.shape:

@@ -1,0 +1,92 @@
+"""Wall time of the operator corpus (OPS-1 and OPS-2 together) for one backend,
+through the vendor process exactly as the suite runs it.
+
+    .venv/bin/python benchmarks/operator_corpus.py [--backend ReferenceBackend] [--batch 48] [--ops a,b]
+    .venv/bin/python benchmarks/operator_corpus.py --backend xnnpack_descriptor:DESCRIPTOR
+    .venv/bin/python benchmarks/operator_corpus.py --backend xnnpack_descriptor:DESCRIPTOR --discover
+
+Prints the cases, the wall time (vendor process start-up included, and
+separately), the time per case, and the per-operator rows. ``--discover``
+declares every corpus operator for ``--dtype`` and prints, per operator, the
+traits of the cases the partitioner did not claim (what a descriptor's
+``without`` would say) and the operators it claimed nothing of.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "operators"))  # xnnpack_descriptor
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", default="ReferenceBackend")
+    parser.add_argument("--batch", type=int, default=None, help="cases per lowering (default: the runner's)")
+    parser.add_argument("--ops", help="comma-separated operators (default: every declared one)")
+    parser.add_argument("--discover", action="store_true", help="declare every corpus operator; lower only")
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--no-execute", action="store_true", help="OPS-1 only (lowering)")
+    args = parser.parse_args()
+
+    from conformance.context import Context
+    from conformance.descriptor import load_descriptor
+    from conformance.operators import OperatorSupport, corpus, runner
+
+    descriptor = load_descriptor(args.backend)
+    if args.discover:
+        every = [op for op, e in corpus.operators().items() if args.dtype in e.dtypes]
+        descriptor = dataclasses.replace(descriptor, supported_ops=frozenset(),
+                                         operators=OperatorSupport.of(args.dtype, *every))
+    if args.batch:
+        runner.BATCH = args.batch
+    ctx = Context(descriptor, None)
+    if args.ops:
+        ctx.operator_selection = frozenset(corpus.normalize(o) for o in args.ops.split(","))
+    try:
+        started = time.monotonic()
+        ctx.vendor.call("ping", what="start-up", timeout=600)
+        ready = time.monotonic()
+        ctx.start_check("OPS-2")
+        execute = not (args.discover or args.no_execute)
+        found = runner.results(ctx, execute=execute)
+        done = time.monotonic()
+        rows = runner.summary(ctx, found)
+    finally:
+        ctx.close()
+    n = len(found)
+    print(f"backend {descriptor.backend_id}: {len(rows)} operator/dtype pairs, {n} cases, batch {runner.BATCH}, "
+          f"{'lowered and executed' if execute else 'lowered only'}")
+    print(f"wall {done - started:.1f} s (vendor process start-up {ready - started:.1f} s, corpus {done - ready:.1f} s); "
+          f"per case {(done - ready) / max(n, 1):.3f} s amortized ({(done - started) / max(n, 1):.3f} s with start-up)")
+    if args.discover:
+        own = descriptor.backend_id
+        by_op: dict[str, list] = {}
+        for r in found:
+            by_op.setdefault(r.case.op, []).append(r)
+        for op, rs in by_op.items():
+            missed = [r for r in rs if r.placement_problem(own)]
+            if len(missed) == len(rs):
+                print(f"  {op}: nothing claimed ({missed[0].placement_problem(own)[:100]})")
+            elif missed:
+                traits = sorted({t for r in missed for t in r.case.traits})
+                names = ", ".join(r.case.name for r in missed)
+                print(f"  {op}: {len(rs) - len(missed)}/{len(rs)} claimed; not: {names} (traits {traits})")
+            else:
+                print(f"  {op}: all {len(rs)} claimed")
+        return 0
+    for row in rows:
+        failing = row["first_failing"]
+        print(f"  {row['op']:34} {row['dtype']:8} {row['cases']:3} cases {row['delegated']:3} delegated "
+              f"{row['passed']:3}/{row['ran']:<3} passed  worst {row['worst_error']}"
+              + (f"  FIRST FAILING {failing['case']}: {failing['reason'][:160]}" if failing else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

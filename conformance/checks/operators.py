@@ -1,0 +1,82 @@
+"""Operator checks: every case of the operator corpus for every operator and
+dtype the backend declares (``BackendDescriptor.operators``) is lowered with
+the backend's partitioners, must land in one of its delegates (OPS-1), and must
+run on its runtime with the results of eager PyTorch within the corpus's
+tolerance (OPS-2)."""
+
+from __future__ import annotations
+
+import json
+
+from conformance.context import Context
+from conformance.operators import runner
+from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.registry import check
+
+#: Failing cases quoted in a reason (all of them are in the report's operators section).
+QUOTED = 3
+
+
+def _record(ctx: Context, found: list[runner.CaseResult]) -> list[dict]:
+    rows = runner.summary(ctx, found)
+    record = getattr(ctx, "record", None)
+    if record is not None:
+        record("operators", json.dumps(rows, sort_keys=True))
+    return rows
+
+
+def _require_declared(ctx: Context) -> None:
+    if not runner.selected_pairs(ctx):
+        raise NotApplicable("the descriptor declares no operators (or --et-ops selects none of them)")
+
+
+def _fail(what: str, problems: list[tuple[runner.CaseResult, str]], rows: list[dict]) -> None:
+    failing_pairs = sorted({(r.case.op, r.case.dtype) for r, _ in problems})
+    quoted = "; ".join(f"{r.case.describe()}: {why}" for r, why in problems[:QUOTED])
+    more = f" (and {len(problems) - QUOTED} more)" if len(problems) > QUOTED else ""
+    pairs = ", ".join(f"{op} {dtype}" for op, dtype in failing_pairs[:8])
+    pairs += f" and {len(failing_pairs) - 8} more" if len(failing_pairs) > 8 else ""
+    total = sum(row["cases"] for row in rows)
+    raise CheckFailed(f"{len(problems)} of {total} operator cases {what} ({pairs}): {quoted}{more}")
+
+
+def _note(ctx: Context, found: list[runner.CaseResult], extra: str = "") -> str | None:
+    parts = []
+    excluded = sum(r.excluded for r in found)
+    if excluded:
+        parts.append(f"{excluded} cases with traits the backend declares unsupported need not be delegated")
+    missing = runner.uncovered(ctx)
+    if missing:
+        parts.append(f"no corpus cases for {', '.join(missing)}")
+    if extra:
+        parts.append(extra)
+    return "; ".join(parts) or None
+
+
+@check("OPS-1", "C-OPS-1", "every corpus case of every declared operator and dtype is delegated to the backend")
+def operators_delegated(ctx: Context) -> str | None:
+    _require_declared(ctx)
+    found = runner.results(ctx, execute=False)
+    rows = _record(ctx, found)
+    own = ctx.descriptor.backend_id
+    problems = [(r, r.placement_problem(own)) for r in found if not r.excluded and r.placement_problem(own)]
+    if problems:
+        _fail("were not delegated", problems, rows)
+    return _note(ctx, found, f"{len(found)} cases of {len(rows)} operator/dtype pairs delegated")
+
+
+@check("OPS-2", "C-OPS-2", "every delegated corpus case runs on the runtime and matches eager PyTorch")
+def operators_compute(ctx: Context) -> str | None:
+    _require_declared(ctx)
+    ctx.require_runtime()
+    found = runner.results(ctx, execute=True)
+    rows = _record(ctx, found)
+    problems = [(r, r.numerics_problem()) for r in found if r.ran and r.numerics_problem()]
+    if problems:
+        _fail("failed on the runtime", problems, rows)
+    ran = sum(r.ran for r in found)
+    if not ran:
+        raise CheckFailed("no declared operator case was delegated, so none could run (see OPS-1)")
+    skipped = len(found) - ran
+    return _note(ctx, found, f"{ran} delegated cases matched eager PyTorch"
+                 + (f"; {skipped} not delegated were not run (OPS-1)" if skipped else ""))

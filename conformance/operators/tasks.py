@@ -1,0 +1,139 @@
+"""Vendor-process tasks of the operator checks (called as 'conformance.operators.tasks:NAME').
+
+``lower_batch`` makes the cases (inputs and eager outputs), puts them side by
+side into one module (each case's inputs in, its outputs out), exports it,
+lowers it with the vendor's partitioners and serializes it; for every case it
+says which operator nodes of the lowered top-level graph its outputs depend on
+outside a delegate of the backend. One lowering serves many cases; the parent
+bisects a batch whose lowering, load or execution fails.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from conformance.vendor_worker import VendorError, descriptor, observe, pack, partitioners, step, vendor_call
+
+
+def _flat(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _magnitude(module: Any, inputs: list[Any]) -> float:
+    """The largest result of ``module`` on the absolute values of its inputs and parameters, in float64:
+    the sum of the terms' magnitudes that bounds a K-term sum's rounding error."""
+    import torch
+
+    m = copy.deepcopy(module).to(torch.float64)
+    with torch.no_grad():
+        for p in list(m.parameters()) + list(m.buffers()):
+            if p.is_floating_point():
+                p.abs_()
+        outs = _flat(m(*[x.abs().to(torch.float64) if x.is_floating_point() else x for x in inputs]))
+    values = [float(o.abs().max()) for o in outs if o.is_floating_point() and o.numel()]
+    return max(values, default=1.0)
+
+
+class _Batch:
+    """A module running the cases side by side."""
+
+    def __new__(cls, modules: list[Any], arity: list[int]):
+        import torch
+
+        class Batch(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.cases = torch.nn.ModuleList(modules)
+
+            def forward(self, *xs):
+                outs, at = [], 0
+                for module, n in zip(self.cases, arity):
+                    outs += _flat(module(*xs[at : at + n]))
+                    at += n
+                return tuple(outs)
+
+        return Batch()
+
+
+def _schema(target: Any) -> str:
+    name = getattr(target, "name", None)
+    if callable(name):
+        try:
+            return name()
+        except TypeError:
+            pass
+    return getattr(target, "__name__", str(target))
+
+
+def _placement(edge_program: Any, backend_id: str, output_ranges: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """Per case: the operators its outputs depend on outside a delegate of ``backend_id``, the backends
+    of the delegates they depend on."""
+    import operator
+
+    graph_module = edge_program.graph_module
+    graph = graph_module.graph
+    output = next(n for n in graph.nodes if n.op == "output")
+    results = list(output.args[0])
+    placed = []
+    for start, stop in output_ranges:
+        cpu, backends, seen = set(), set(), set()
+        stack = [r for r in results[start:stop] if hasattr(r, "op")]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node.op == "call_function":
+                if node.target is operator.getitem:
+                    pass
+                elif "executorch_call_delegate" in str(node.target):
+                    lowered = getattr(graph_module, node.args[0].target)
+                    backends.add(lowered.backend_id)
+                    continue  # what feeds a delegate is checked by its own case
+                else:
+                    cpu.add(_schema(node.target))
+            stack.extend(node.all_input_nodes)
+        placed.append({"cpu_ops": sorted(cpu), "backends": sorted(backends)})
+    return placed
+
+
+def lower_batch(keys: list[str]) -> dict[str, Any]:
+    """Makes, exports and lowers the cases ``keys`` together; see the module docstring."""
+    import torch
+    from executorch.exir import to_edge_transform_and_lower
+
+    from conformance.operators.corpus import case
+
+    modules, arity, flat_inputs, per_case, ranges = [], [], [], [], []
+    for key in keys:
+        c = case(key)
+        step(f"making and running {c.describe()} in eager PyTorch")
+        module, inputs = c.make()
+        with torch.no_grad():
+            expected = _flat(module(*inputs))
+        magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
+        out_dtype = str(expected[0].dtype).removeprefix("torch.")
+        rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
+        start = sum(len(p["expected"]) for p in per_case)
+        ranges.append((start, start + len(expected)))
+        per_case.append({"key": key, "expected": expected, "rtol": rtol, "atol": atol, "inputs": len(inputs)})
+        modules.append(module)
+        arity.append(len(inputs))
+        flat_inputs += inputs
+    batch = _Batch(modules, arity).eval()
+    step(f"torch.export.export of {len(keys)} operator cases")
+    try:
+        exported = torch.export.export(batch, tuple(flat_inputs))
+    except Exception as exc:  # noqa: BLE001  (not the vendor's code: the case itself cannot be exported)
+        raise VendorError(f"the suite could not export the case(s): {type(exc).__name__}: {exc}"[:2000]) from None
+    records: list[Any] = []
+    observed = [observe(p, records) for p in partitioners("default")]
+    what = f"lowering {len(keys)} operator case(s) with the backend's partitioners"
+    edge = vendor_call(what, to_edge_transform_and_lower, exported, partitioner=observed)
+    placed = _placement(edge.exported_program(), descriptor().backend_id, ranges)
+    program = vendor_call(f"to_executorch() of {len(keys)} operator case(s)", edge.to_executorch)
+    for p, where in zip(per_case, placed):
+        p.update(where)
+        p["expected"] = pack(p["expected"])
+    return {"pte": bytes(program.buffer), "cases": per_case, "inputs": pack(flat_inputs)}

@@ -1,0 +1,83 @@
+"""Backends that break the operator clauses, for ``--backend broken_operators:NAME`` (with this
+directory on PYTHONPATH). Each is the reference backend with one defect."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from conformance.operators import OperatorSupport
+from reference_backend import ops as reference_ops
+from reference_backend import serialize as reference_serialize
+from reference_backend.conformance import DESCRIPTOR as REFERENCE
+from reference_backend.ops import op_name, why_unsupported
+from reference_backend.partitioner import ReferencePartitioner
+from reference_backend.compile_specs import blob_format_spec
+from reference_backend.version import BLOB_FORMAT
+
+
+def _with_support(support: OperatorSupportBase, name: str):
+    cls = type(name, (ReferencePartitioner,), {"operator_support": lambda self: support})
+    return lambda: [cls([blob_format_spec(*BLOB_FORMAT)])]
+
+
+class _NoRelu(OperatorSupportBase):
+    """Claims everything the reference partitioner claims except relu."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None and op_name(node.target) != "aten::relu"
+
+
+# Declares relu (float32) but the partitioner never claims it.
+NEVER_CLAIMS_DECLARED = dataclasses.replace(REFERENCE, make_partitioners=_with_support(_NoRelu(), "NoReluPartitioner"))
+
+# Declares mul for int32, which the partitioner (float32 only) does not claim.
+MUL_INT32 = REFERENCE.operators | {"aten::mul.Tensor": dataclasses.replace(
+    REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int32"))}
+INT32_NOT_CLAIMED = dataclasses.replace(REFERENCE, operators=MUL_INT32)
+
+
+class _Int32Mul(OperatorSupportBase):
+    """Also claims int32 mul, which the runtime (and its serializer) cannot execute."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        if why_unsupported(node) is None:
+            return True
+        val = node.meta.get("val")
+        return (node.op == "call_function" and op_name(node.target) == "aten::mul.Tensor"
+                and isinstance(val, torch.Tensor) and val.dtype == torch.int32)
+
+
+# Declares int32 mul and claims it; the backend cannot run it.
+RUNTIME_LACKS_DECLARED = dataclasses.replace(
+    REFERENCE, operators=MUL_INT32, make_partitioners=_with_support(_Int32Mul(), "Int32MulPartitioner"),
+)
+
+
+def _any_layout_float32_shape(value):
+    """The reference partitioner's and serializer's test before they required the default dim order."""
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+        return None
+    shape = [d for d in value.shape if isinstance(d, int) and 0 <= d < 2**32]
+    return tuple(shape) if len(shape) == value.dim() <= reference_ops.MAX_RANK else None
+
+
+class _AnyLayout(OperatorSupportBase):
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None
+
+
+def _claim_channels_last():
+    # The reference backend as it was: claims channels-last operands, which its runtime reads as contiguous.
+    reference_ops.static_float32_shape = _any_layout_float32_shape
+    reference_serialize.static_float32_shape = _any_layout_float32_shape
+    return _with_support(_AnyLayout(), "AnyLayoutPartitioner")()
+
+
+CHANNELS_LAST_CLAIMED = dataclasses.replace(
+    REFERENCE, make_partitioners=_claim_channels_last,
+    operators=OperatorSupport.float32("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu",
+                                      "aten::linear"),
+)

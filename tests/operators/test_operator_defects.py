@@ -1,0 +1,92 @@
+"""Each operator defect is caught by the right OPS check, naming the operator, dtype, case shapes and
+error; the reference backend passes both checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def run(tmp_path: Path, backend: str, *extra: str) -> tuple[int, dict, str]:
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", backend, "--report-dir", str(tmp_path),
+           "-n", "1", "--checks", "OPS", *extra]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    path = tmp_path / "report.json"
+    assert path.exists(), proc.stdout + proc.stderr
+    return proc.returncode, json.loads(path.read_text()), proc.stdout + proc.stderr
+
+
+# descriptor, --ops, the failing check, what its reason must say, the failing (op, dtype) row
+CASES = {
+    "NEVER_CLAIMS_DECLARED": (
+        "aten::relu", "OPS-1",
+        r"aten::relu float32 case 'rank0' \(float32\[scalar\] normal\): left on ExecuTorch's CPU kernels: aten::relu",
+        ("aten::relu", "float32"),
+    ),
+    "INT32_NOT_CLAIMED": (
+        "aten::mul.Tensor", "OPS-1",
+        r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): left on "
+        r"ExecuTorch's CPU kernels: aten::mul.Tensor",
+        ("aten::mul.Tensor", "int32"),
+    ),
+    "RUNTIME_LACKS_DECLARED": (
+        "aten::mul.Tensor", "OPS-1",
+        r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): lowering failed: "
+        r".*SerializationError: .*not a float32 tensor",
+        ("aten::mul.Tensor", "int32"),
+    ),
+    "CHANNELS_LAST_CLAIMED": (
+        "aten::add.Tensor,aten::relu", "OPS-2",
+        r"aten::add.Tensor float32 case 'channels_last_mixed' \(float32\[2x3x4x5\] normal, channels-last, "
+        r"float32\[2x3x4x5\] normal\): output 0 differs from eager PyTorch: max abs difference",
+        ("aten::add.Tensor", "float32"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_operator_defect_is_caught(tmp_path, name):
+    ops, failing, pattern, (op, dtype) = CASES[name]
+    code, report, output = run(tmp_path, f"broken_operators:{name}", "--ops", ops)
+    results = {r["id"]: r for r in report["results"]}
+    assert results[failing]["outcome"] == "failed", (results[failing], output[-3000:])
+    assert re.search(pattern, results[failing]["reason"]), results[failing]["reason"]
+    assert code == 1 and report["verdict"] == "not conformant"
+    rows = {(r["op"], r["dtype"]): r for r in report["operators"]}
+    row = rows[(op, dtype)]
+    assert row["first_failing"] is not None, row
+    assert re.search(pattern.split(r"\): ", 1)[1], row["first_failing"]["reason"]), row
+    # The other declared operators and dtypes have no failing case.
+    assert all(r["first_failing"] is None for key, r in rows.items() if key != (op, dtype)), rows
+    assert "first failing case" in output  # the terminal's per-operator table
+
+
+def test_reference_backend_passes_every_declared_operator(tmp_path):
+    code, report, output = run(tmp_path, "ReferenceBackend")
+    results = {r["id"]: r for r in report["results"]}
+    assert results["OPS-1"]["outcome"] == "passed", results["OPS-1"]
+    assert results["OPS-2"]["outcome"] == "passed", results["OPS-2"]
+    rows = {(r["op"], r["dtype"]) for r in report["operators"]}
+    assert rows == {(op, "float32") for op in
+                    ("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear")}
+    for row in report["operators"]:
+        assert row["cases"] > 0 and row["passed"] == row["ran"] == row["delegated"], row
+        assert row["first_failing"] is None, row
+    assert code == 0
+
+
+def test_ops_selection_is_validated(tmp_path):
+    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", "--report-dir",
+           str(tmp_path), "--ops", "aten::sigmoid"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2
+    assert "undeclared aten::sigmoid" in proc.stderr and "aten::add.Tensor" in proc.stderr

@@ -1,0 +1,106 @@
+"""A descriptor for ExecuTorch's own XNNPACK delegate (in the wheel), used to
+measure the operator corpus on a backend with a large operator set
+(benchmarks/operator_corpus.py) and as a second, independent backend for the
+OPS checks. Only the operator checks are meaningful for it: XNNPACK's runtime
+is part of ExecuTorch's Python runtime already (load_runtime does nothing).
+
+The operators and dtypes are what XnnpackPartitioner claims in ExecuTorch
+1.5.1 for float32, as found by running the corpus (OPS-1) with every corpus
+operator declared: ``python benchmarks/operator_corpus.py --discover``.
+Traits it does not claim are declared with ``without``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from conformance.descriptor import BackendDescriptor, SampleModel
+from conformance.operators import OperatorSupport
+
+
+def _partitioners():
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    return [XnnpackPartitioner()]
+
+
+def _load_runtime():
+    """XNNPACK is linked into ExecuTorch's Python runtime: nothing to load."""
+    return None
+
+
+class _Small(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+#: operator -> the traits of its cases XnnpackPartitioner does not claim (found with --discover)
+FLOAT32_OPS: dict[str, tuple[str, ...]] = {
+    "aten::add.Tensor": ("empty",),
+    "aten::sub.Tensor": ("empty",),
+    "aten::mul.Tensor": ("empty",),
+    "aten::div.Tensor": ("empty",),
+    "aten::pow.Tensor_Scalar": ("empty",),
+    "aten::maximum": ("empty",),
+    "aten::minimum": ("empty",),
+    "aten::neg": ("empty",),
+    "aten::abs": ("empty",),
+    "aten::ceil": ("empty",),
+    "aten::floor": ("empty",),
+    "aten::sqrt": ("empty",),
+    "aten::rsqrt": ("empty",),
+    "aten::exp": ("empty",),
+    "aten::log": ("empty",),
+    "aten::clamp": ("empty",),
+    "aten::relu": ("empty",),
+    "aten::sigmoid": ("empty",),
+    "aten::tanh": ("empty",),
+    "aten::gelu": ("empty",),
+    "aten::silu": ("empty",),
+    "aten::log_sigmoid_forward": ("empty",),
+    "aten::leaky_relu": ("empty",),
+    "aten::hardtanh": ("empty",),
+    "aten::hardsigmoid": ("empty",),
+    "aten::hardswish": ("empty",),
+    "aten::view_copy": ("empty",),
+    "aten::permute_copy": ("empty",),
+    "aten::cat": ("empty",),
+    "aten::glu": (),
+    "aten::_prelu_kernel": ("case:rank2_single", "case:rank1"),
+    "aten::_softmax": ("case:rank3_dim1",),
+    "aten::mean.dim": ("case:rank1_all", "case:rank2_last", "case:rank2_first_keepdim", "case:rank3_middle",
+                      "case:rank4_channels_last", "case:size1_dim", "case:long", "case:stress"),
+    "aten::linear": (),
+    "aten::bmm": (),
+    "aten::convolution": ("case:conv3d", "case:conv_transpose3d"),
+    "aten::avg_pool2d": ("case:k3_s1_pad", "case:k3_s2_ceil"),
+    "aten::max_pool2d_with_indices": ("case:with_indices",),
+    "aten::upsample_bilinear2d.vec": (),
+    "aten::unsqueeze_copy": ("case:front",),
+    "aten::slice_copy.Tensor": ("empty", "case:step2"),
+    "aten::stack": (),
+    "aten::lstm.input": (),
+}
+
+OPERATORS = OperatorSupport({op: OperatorSupport.float32(op, without=without)[op]
+                             for op, without in FLOAT32_OPS.items()})
+
+
+def descriptor(operators=None) -> BackendDescriptor:
+    return BackendDescriptor(
+        backend_id="XnnpackBackend",
+        distribution="executorch",
+        python_package="executorch.backends.xnnpack",
+        version="1.5.1",
+        make_partitioners=_partitioners,
+        sample_models=(SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),),
+        load_runtime=_load_runtime,
+        operators=OPERATORS if operators is None else operators,
+    )
+
+
+DESCRIPTOR = descriptor()
