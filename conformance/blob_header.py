@@ -33,13 +33,13 @@ class ContractHeader:
     backend_id: str
 
 
-def checksum(blob: bytes, header_length: int, payload_size: int) -> int:
+def checksum(blob: bytes | memoryview, header_length: int, payload_size: int) -> int:
     """CRC-32 of the header with the checksum field zeroed, then the payload."""
-    zeroed = blob[:CHECKSUM_AT] + b"\0\0\0\0" + blob[CHECKSUM_AT + 4 : header_length]
+    zeroed = bytes(blob[:CHECKSUM_AT]) + b"\0\0\0\0" + bytes(blob[CHECKSUM_AT + 4 : header_length])
     return zlib.crc32(blob[header_length : header_length + payload_size], zlib.crc32(zeroed))
 
 
-def read_header(blob: bytes) -> ContractHeader:
+def read_header(blob: bytes | memoryview) -> ContractHeader:
     """Parses and validates the header at the start of ``blob``."""
     if len(blob) < FIXED.size:
         raise HeaderError(f"blob of {len(blob)} bytes is shorter than the {FIXED.size}-byte contract header")
@@ -60,7 +60,7 @@ def read_header(blob: bytes) -> ContractHeader:
     if id_off < FIXED.size or id_len == 0 or id_off + id_len > length:
         raise HeaderError(f"backend id [offset {id_off}, length {id_len}] is outside the header")
     try:
-        ident = blob[id_off : id_off + id_len].decode("utf-8")
+        ident = bytes(blob[id_off : id_off + id_len]).decode("utf-8")
     except UnicodeDecodeError:
         raise HeaderError(f"backend id at offset {id_off} is not UTF-8") from None
     return ContractHeader(length, version, (fmaj, fmin), (b0, b1, b2), (e0, e1, e2), size, crc, ident)

@@ -170,7 +170,17 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (OSError, ValueError) as exc:
         print(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"executorch-conformance {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of this tool: one line, not a traceback, and exit code 3
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(f"executorch-conformance {args.command}: internal error: {type(exc).__name__}: {exc} "
+              f"(at {Path(where.filename).name}:{where.lineno}; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

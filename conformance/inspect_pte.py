@@ -11,7 +11,7 @@ from conformance.fdcapture import capture_stderr
 from conformance.pte import describe, read_pte
 
 
-def load_error(pte: bytes, method: str = "forward") -> tuple[str | None, str]:
+def load_error(pte: bytes | str, method: str = "forward") -> tuple[str | None, str]:
     """(the error loading ``method`` raised or None, what the runtime logged meanwhile)."""
     from executorch.runtime import Runtime
 
@@ -50,7 +50,7 @@ def _load_backends(specs: list[str]) -> list[str]:
     return lines
 
 
-def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] = ()) -> list[str]:
+def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list[str] = ()) -> list[str]:
     """Whether each delegate's backend is registered here, then one line per
     method: loads here, or the error and the runtime's log."""
     try:
@@ -73,8 +73,11 @@ def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] 
 
 
 def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
-    data = Path(path).read_bytes()
-    program = read_pte(data)
+    """The report of ``inspect``. The file is mapped, not read whole (read_pte), and the
+    runtime loads it from its path, so a multi-gigabyte .pte does not fill memory."""
+    if Path(path).is_dir():
+        raise ValueError(f"{path} is a directory, not a .pte file")
+    program = read_pte(path)
     out = [f"{path}:", describe(program), ""]
     registered_note = []
     for plan in program.execution_plans:
@@ -83,5 +86,6 @@ def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
     out.append("")
     registered_note += _load_backends(load or [])
     out += registered_note
-    out += runtime_status(data, [p.name for p in program.execution_plans], [d.backend_id for d in program.delegates()])
+    out += runtime_status(str(path), [p.name for p in program.execution_plans],
+                          [d.backend_id for d in program.delegates()])
     return "\n".join(out)
