@@ -28,7 +28,9 @@ def test_reference_backend_is_certified(certified):
     assert code == 0, output
     assert report["verdict"] == "certified" and report["certified"] is True
     assert {r["id"] for r in report["results"]} == {c.id for c in all_checks()}
-    assert all(r["outcome"] == "passed" for r in report["results"])
+    # PKG-7 (SHOULD) applies only to a backend installed from a wheel file; bootstrap installs from source.
+    assert all(r["outcome"] == "passed" for r in report["results"] if r["id"] != "PKG-7")
+    assert results_by_id(report)["PKG-7"]["outcome"] in ("passed", "not_applicable")
     assert "verdict: CERTIFIED (certify mode)" in output
     for check in all_checks():  # the table lists every check with its clause
         assert any(line.split()[:3] == [check.id, check.clause, check.level] for line in output.splitlines())
