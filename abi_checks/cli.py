@@ -49,7 +49,11 @@ def _diff(args: argparse.Namespace) -> int:
         old, new = load_baseline(args.old), load_baseline(args.new)
     except (UnknownRelease, OSError, ValueError) as exc:
         return _err("diff", exc)
-    changes = diff_baselines(old, new)
+    try:
+        changes = diff_baselines(old, new)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a baseline of the right shape outside
+        return _err("diff", f"{args.old} and {args.new} cannot be compared: a baseline field is malformed "
+                            f"({type(exc).__name__}: {exc})")
     if args.json:
         print(
             json.dumps(
@@ -69,7 +73,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from abi_checks.check import NoExecutorchImports, UnknownBuildRelease, check_library, format_report
-    from abi_checks.diff import UnknownRelease
+    from abi_checks.diff import NotABaseline, UnknownRelease
     from abi_checks.elf import NotAnElfFile
 
     try:
@@ -77,7 +81,7 @@ def _check(args: argparse.Namespace) -> int:
     except NoExecutorchImports as exc:
         print(f"executorch-conformance abi check: {exc}", file=sys.stderr)
         return EXIT_NOTHING_TO_CHECK
-    except (UnknownRelease, UnknownBuildRelease, NotAnElfFile, OSError) as exc:
+    except (UnknownRelease, UnknownBuildRelease, NotAnElfFile, NotABaseline, OSError) as exc:
         return _err("check", exc)
     except Exception as exc:  # a malformed ELF that pyelftools cannot read
         from elftools.common.exceptions import ELFError

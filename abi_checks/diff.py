@@ -55,11 +55,50 @@ def available_releases() -> list[str]:
     return sorted((p.stem for p in BASELINE_DIR.glob("*.json")), key=Version)
 
 
+class NotABaseline(ValueError):
+    """A file given as a baseline is missing, unreadable or not a baseline."""
+
+
+#: Fields every baseline has, with their JSON types (abi_checks/make_baseline.py writes them).
+BASELINE_FIELDS = {"release": str, "runtime_library": dict, "symbols": dict, "layouts": dict}
+
+
+def _looks_like_path(name_or_path: str | Path) -> bool:
+    text = str(name_or_path)
+    return isinstance(name_or_path, Path) or text.endswith(".json") or "/" in text or "\\" in text
+
+
+def _validated(data: object, where: str) -> dict:
+    if not isinstance(data, dict):
+        raise NotABaseline(f"{where} holds a JSON {type(data).__name__}, not an ABI baseline object")
+    missing = [k for k, t in BASELINE_FIELDS.items() if not isinstance(data.get(k), t)]
+    if missing:
+        hint = " (it is a conformance report; compare releases or baselines)" if data.get("schema") == \
+            "executorch-conformance-report" else ""
+        raise NotABaseline(
+            f"{where} is not an ABI baseline{hint}: it lacks {', '.join(missing)} (baselines are made by "
+            "abi_checks/make_baseline.py; see executorch-conformance abi list)"
+        )
+    return data
+
+
 def load_baseline(name_or_path: str | Path) -> dict:
-    """A baseline by release name (``1.5.1``) or by path to a JSON file."""
-    p = Path(name_or_path)
-    if p.suffix == ".json" and p.exists():
-        return json.loads(p.read_text())
+    """A baseline by release name (``1.5.1``) or by path to a JSON file.
+
+    Raises UnknownRelease for a release without a baseline and NotABaseline for a
+    file that is missing, unreadable, larger than 256 MiB or not a baseline.
+    """
+    if _looks_like_path(name_or_path):
+        p = Path(name_or_path)
+        from conformance.verify import Unreadable, read_json
+
+        try:
+            data = read_json(p, max_bytes=256 * 1024 * 1024)
+        except Unreadable as exc:
+            if not p.exists():
+                raise NotABaseline(f"{p}: no such file (give a release, e.g. 1.5.0, or a baseline .json)") from None
+            raise NotABaseline(f"{p} {exc}") from None
+        return _validated(data, str(p))
     p = BASELINE_DIR / f"{name_or_path}.json"
     if not p.exists():
         raise UnknownRelease(

@@ -24,15 +24,15 @@ HeaderError = _kit.HeaderError
 ContractHeader = _kit.Header
 
 
-def checksum(blob: bytes, header_length: int, payload_size: int) -> int:
+def checksum(blob: bytes | memoryview, header_length: int, payload_size: int) -> int:
     """CRC-32 of the header with the checksum field zeroed, then the payload."""
     return _kit.checksum(blob[:header_length], blob[header_length : header_length + payload_size])
 
 
-def read_header(blob: bytes) -> ContractHeader:
+def read_header(blob: bytes | memoryview) -> ContractHeader:
     """Parses and validates the header at the start of ``blob``; the blob must
     be exactly header + payload."""
-    return _kit.decode(blob)
+    return _kit.decode(bytes(blob))
 
 
 def with_blob_format(blob: bytes, major: int, minor: int) -> bytes:

@@ -134,6 +134,9 @@ def _run(args: argparse.Namespace) -> int:
 
     svg, endpoint = write_badge(report, report_dir)
     print(f"badge: {svg.resolve()} and {endpoint.resolve()}")
+    from conformance.html_report import write_page
+
+    print(f"page: {write_page(report, report_dir / 'report.html').resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
 
 
@@ -196,9 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
     from conformance.certification_cli import add_subcommands as _add_certification
+    from conformance.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
     _add_certification(sub)
+    _add_page(sub)
     _add_abi(sub)
     _add_matrix(sub)
     return parser
@@ -212,7 +217,17 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (OSError, ValueError) as exc:
         print(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"executorch-conformance {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of this tool: one line, not a traceback, and exit code 3
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(f"executorch-conformance {args.command}: internal error: {type(exc).__name__}: {exc} "
+              f"(at {Path(where.filename).name}:{where.lineno}; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

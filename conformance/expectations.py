@@ -22,6 +22,10 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 
+#: The largest expectations file read (a real one is a few hundred bytes).
+MAX_BYTES = 1024 * 1024
+
+
 class ExpectationsError(ValueError):
     """The expectations file is malformed."""
 
@@ -50,9 +54,23 @@ def load_expectations(path: str | Path | None, known_ids: list[str]) -> Expectat
     if path is None:
         return Expectations()
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ExpectationsError(f"cannot read expectations file {path}: {exc}") from None
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ExpectationsError(f"cannot read expectations file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise ExpectationsError(f"expectations file {path} is larger than {MAX_BYTES // 1024} KiB; not read")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExpectationsError(
+            f"expectations file {path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            "it must be a TOML file"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExpectationsError(f"expectations file {path} is not valid TOML: {exc}") from None
     unknown_sections = set(data) - {"expected_failures", "not_applicable"}
     if unknown_sections:
         raise ExpectationsError(
@@ -61,6 +79,8 @@ def load_expectations(path: str | Path | None, known_ids: list[str]) -> Expectat
     tables = {}
     for section in ("expected_failures", "not_applicable"):
         table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise ExpectationsError(f"{path}: {section} must be a table ([{section}]), not a {type(table).__name__}")
         for pattern, reason in table.items():
             if not isinstance(reason, str) or not reason.strip():
                 raise ExpectationsError(f"{path}: [{section}] {pattern!r} needs a reason (a non-empty string)")

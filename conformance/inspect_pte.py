@@ -15,7 +15,7 @@ from conformance.pte import describe, read_pte
 LOAD_TIMEOUT_S = 120.0
 
 
-def load_error(pte: bytes, method: str = "forward") -> tuple[str | None, str]:
+def load_error(pte: bytes | str, method: str = "forward") -> tuple[str | None, str]:
     """(the error loading ``method`` raised or None, what the runtime logged meanwhile).
     Runs in this process: ``runtime_status`` calls it in a child process."""
     from executorch.runtime import Runtime
@@ -124,7 +124,7 @@ def _signal_name(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] = (),
+def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list[str] = (),
                    load: list[str] | None = None, timeout: float = LOAD_TIMEOUT_S) -> list[str]:
     """Loads the runtimes named by ``load``, tells whether each delegate's
     backend is registered, then one line per method: loads here, or the error
@@ -171,13 +171,16 @@ def runtime_status(data: bytes, method_names: list[str], backend_ids: list[str] 
 
 
 def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
-    data = Path(path).read_bytes()
-    program = read_pte(data)
+    """The report of ``inspect``. The file is mapped, not read whole (read_pte), and the
+    runtime loads it from its path, so a multi-gigabyte .pte does not fill memory."""
+    if Path(path).is_dir():
+        raise ValueError(f"{path} is a directory, not a .pte file")
+    program = read_pte(path)
     out = [f"{path}:", describe(program), ""]
     for plan in program.execution_plans:
         for i, d in enumerate(plan.delegates):
             out.append(f"{plan.name}[{i}] {d.backend_id}: {_header_line(d.data)}")
     out.append("")
-    out += runtime_status(data, [p.name for p in program.execution_plans], [d.backend_id for d in program.delegates()],
-                          load=load)
+    out += runtime_status(str(path), [p.name for p in program.execution_plans],
+                          [d.backend_id for d in program.delegates()], load=load)
     return "\n".join(out)

@@ -5,7 +5,9 @@ badge per release."""
 from __future__ import annotations
 
 import datetime
+import html
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,11 @@ def abi_cell(abi: dict[str, Any] | None) -> str:
     return f"{v['verdict']}: {first[:110]}{'…' if len(first) > 110 else ''}{more}"
 
 
+def _relative(path: Path, start: Path) -> str:
+    """``path`` as a link from a file in ``start``, wherever either is (``..`` where needed)."""
+    return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
 def render(results_dir: Path, out: Path, command: str) -> str:
     rows = ["| release | torch | AOT | .pte ids | runtime | ABI | report | badge |", "|---|---|---|---|---|---|---|---|"]
     for rel in RELEASES:
@@ -58,8 +65,8 @@ def render(results_dir: Path, out: Path, command: str) -> str:
         abi = json.loads(abi_path.read_text()) if abi_path.exists() else None
         env = report["environment"]
         cells = [cell(report["results"], prefixes) for prefixes in COLUMNS.values()]
-        link = report_path.relative_to(out.parent).as_posix()
-        badge = (folder / "badge.svg").relative_to(out.parent).as_posix()
+        link = _relative(report_path, out.parent)
+        badge = _relative(folder / "badge.svg", out.parent)
         rows.append(
             f"| {env['executorch']} | {env['torch']} | {' | '.join(cells)} | {abi_cell(abi)} "
             f"| [report]({link}) | ![badge]({badge}) |"
@@ -81,7 +88,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             *rows,
             "",
-            f"Rendered {today} by `{command}` from `{results_dir.relative_to(out.parent).as_posix()}/`;"
+            f"Rendered {today} by `{command}` from `{_relative(results_dir, out.parent)}/`;"
             f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
             " by `python -m matrix.run_release` in each release's environment.",
             "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all).",
@@ -89,4 +96,91 @@ def render(results_dir: Path, out: Path, command: str) -> str:
         ]
     )
     out.write_text(text)
+    return text
+
+
+_HTML_CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px; }
+h1 { font-size: 24px; margin: 0 0 8px; }
+table { border-collapse: collapse; width: 100%; background: #fff; font-size: 14px; }
+th, td { border: 1px solid #e0e0e0; padding: 6px 8px; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+td.pass { background: #e8f5e9; color: #1b5e20; }
+td.fail { background: #ffebee; color: #b71c1c; font-weight: 600; }
+td.na { background: #f5f5f5; color: #616161; }
+td.rebuild { background: #fff8e1; color: #8d6e00; }
+p.note { color: #555; }
+"""
+
+
+def _cell_class(text: str) -> str:
+    if text.startswith("pass"):
+        return "pass"
+    if text.startswith("**fail**"):
+        return "fail"
+    if text.startswith(("n/a", "not run")):
+        return "na"
+    return "rebuild"
+
+
+def _html_cell(text: str) -> str:
+    shown = text.replace("**fail**", "fail")
+    return f'<td class="{_cell_class(text)}">{html.escape(shown)}</td>'
+
+
+def _inline_svg(path: Path) -> str:
+    """The badge's SVG markup, inlined (the page loads no file); empty if it is missing or not an SVG."""
+    try:
+        svg = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 and "<script" not in svg.lower() else ""
+
+
+def render_html(results_dir: Path, out: Path, command: str) -> str:
+    """The release matrix as one self-contained HTML page (badges inlined); written to ``out``."""
+    e = html.escape
+    rows = []
+    for rel in RELEASES:
+        folder = results_dir / rel.executorch
+        report_path = folder / "report.json"
+        if not report_path.exists():
+            reason = (folder / "skipped.txt").read_text().strip() if (folder / "skipped.txt").exists() else "no result"
+            rows.append(f'<tr id="release-{e(rel.executorch)}"><td>{e(rel.executorch)}</td><td>{e(rel.torch)}</td>'
+                        f'<td class="na" colspan="6">not run: {e(reason)}</td></tr>')
+            continue
+        report = json.loads(report_path.read_text())
+        abi_path = folder / "abi.json"
+        abi = json.loads(abi_path.read_text()) if abi_path.exists() else None
+        env = report["environment"]
+        cells = [cell(report["results"], prefixes) for prefixes in COLUMNS.values()] + [abi_cell(abi)]
+        page = folder / "report.html"
+        links = f'<a href="{e(_relative(report_path, out.parent))}">report.json</a>'
+        if page.exists():
+            links += f' · <a href="{e(_relative(page, out.parent))}">page</a>'
+        rows.append(
+            f'<tr id="release-{e(rel.executorch)}"><td>{e(str(env["executorch"]))}</td><td>{e(str(env["torch"]))}</td>'
+            + "".join(_html_cell(c) for c in cells)
+            + f"<td>{links}</td><td>{_inline_svg(folder / 'badge.svg')}</td></tr>"
+        )
+    today = datetime.date.today().isoformat()
+    text = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>Release matrix</title><style>{_HTML_CSS}</style></head><body><main>"
+        "<h1>Release matrix</h1>"
+        "<p>The conformance suite and the ABI check of the reference backend against each ExecuTorch release. "
+        "AOT: AOT-* checks; .pte ids: SER-* and BLOB-*; runtime: RT-*; ABI: <code>abi check</code> of the runtime "
+        "library built for executorch 1.5.1 against that release's baseline.</p>"
+        '<table id="matrix"><thead><tr><th>release</th><th>torch</th><th>AOT</th><th>.pte ids</th><th>runtime</th>'
+        "<th>ABI</th><th>report</th><th>badge</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+        f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
+        f"<code>{e(_relative(results_dir, out.parent))}/</code>.</p></main></body></html>\n"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
     return text

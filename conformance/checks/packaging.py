@@ -1,16 +1,23 @@
-"""Packaging checks: the vendor distribution and its imports."""
+"""Packaging checks: the vendor distribution, its imports and its runtime libraries' paths.
+
+They read files only (metadata, sources, ELF headers) and run in the pytest process.
+"""
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
 import importlib.util
+import os
+import sys
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from conformance.context import Context
-from conformance.outcomes import SHOULD, CheckFailed, ensure
+from conformance.outcomes import SHOULD, CheckFailed, NotApplicable, ensure
 from conformance.registry import check
 
 
@@ -21,20 +28,74 @@ def _distribution(ctx: Context) -> importlib.metadata.Distribution:
         raise CheckFailed(f"distribution {ctx.descriptor.distribution!r} is not installed in this environment") from None
 
 
-@check("PKG-1", "C-PKG-1", "the distribution requires executorch with a lower and an upper bound")
+def _unmarked_executorch_requirements(dist: importlib.metadata.Distribution) -> list[Requirement]:
+    reqs = [Requirement(r) for r in dist.requires or []]
+    return [r for r in reqs if r.name.lower().replace("_", "-") == "executorch" and not r.marker]
+
+
+#: Versions probed to find what a specifier admits: every X.Y.Z up to these bounds, and far beyond.
+_PROBE_MAJORS, _PROBE_MINORS, _PROBE_PATCHES = 4, 41, 21
+_FAR = ("99.0.0", "999.999.999")
+
+
+def admitted_minors(specifier: SpecifierSet) -> list[tuple[int, int]]:
+    """The (major, minor) release series of which ``specifier`` admits at least one final release.
+
+    Computed by asking the specifier about every X.Y.Z for X < 4, Y < 41, Z < 21 and a
+    few far versions (which stand in for "no upper bound"), not by reading its operators.
+    """
+    found: dict[tuple[int, int], None] = {}
+    for major in range(_PROBE_MAJORS):
+        for minor in range(_PROBE_MINORS):
+            if any(Version(f"{major}.{minor}.{patch}") in specifier for patch in range(_PROBE_PATCHES)):
+                found[(major, minor)] = None
+    for far in _FAR:
+        if Version(far) in specifier:
+            found[Version(far).release[:2]] = None
+    return list(found)
+
+
+def requirement_problem(specifier: SpecifierSet, spelled: str) -> str | None:
+    """Why an executorch requirement ``spelled`` (its SpecifierSet ``specifier``) is not pinned to
+    one minor release, or None. ``~=1.5`` admits 1.5 to 1.x; ``~=1.5.0`` and ``>=1.5,<1.6`` admit 1.5 only."""
+    fix = ("pin the one minor release the runtime library is built for, for example executorch>=1.5,<1.6 "
+           "or executorch~=1.5.0 (docs/version-policy.md)")
+    minors = admitted_minors(specifier)
+    if not minors:
+        return f"{spelled} admits no executorch release at all: {fix}"
+    if Version(_FAR[-1]) in specifier:
+        return f"{spelled} has no upper bound (it admits executorch {_FAR[-1]}): {fix}"
+    if len(minors) > 1:
+        first, last, second = minors[0], minors[-1], minors[1]
+        open_ended = last[1] == _PROBE_MINORS - 1
+        first_text = f"{first[0]}.{first[1]}"
+        span = f"{first_text} to {last[0]}.{'x' if open_ended else last[1]}"
+        hint = ""
+        for spec in specifier:
+            if spec.operator == "~=" and len(Version(spec.version).release) == 2:
+                v = Version(spec.version)
+                hint = (f" ({spec} means >={v},<{v.major + 1}; ~={v}.0 means >={v}.0,<{v.major}.{v.minor + 1})")
+        if Version("0.0.0") in specifier:
+            return (f"{spelled} has no lower bound: it admits {span.replace(first_text, '0.0.0', 1)} "
+                    f"(executorch {second[0]}.{second[1]} among them): {fix}")
+        return (
+            f"{spelled} admits more than one minor release, {span} (executorch {second[0]}.{second[1]} among "
+            f"them){hint}, but a runtime library is built for one: {fix}"
+        )
+    return None
+
+
+@check("PKG-1", "C-PKG-1", "the distribution's executorch requirement admits exactly one minor release")
 def bounded_executorch_requirement(ctx: Context) -> None:
     dist = _distribution(ctx)
-    reqs = [Requirement(r) for r in dist.requires or []]
-    et = [r for r in reqs if r.name.lower().replace("_", "-") == "executorch" and not r.marker]
+    et = _unmarked_executorch_requirements(dist)
     ensure(bool(et), f"{ctx.descriptor.distribution} does not declare a requirement on executorch")
-    operators = {s.operator for r in et for s in r.specifier}
-    has_upper = bool(operators & {"<", "<=", "==", "~=", "==="})
-    has_lower = bool(operators & {">", ">=", "==", "~=", "==="})
-    ensure(
-        has_upper and has_lower,
-        f"{ctx.descriptor.distribution} requires {', '.join(str(r) for r in et)}: it needs both a lower and an "
-        "upper bound (for example executorch>=1.5,<1.6), because the backend is built for given releases",
-    )
+    combined = SpecifierSet()
+    for r in et:
+        combined &= r.specifier
+    spelled = ", ".join(str(r) for r in et)
+    problem = requirement_problem(combined, spelled)
+    ensure(problem is None, f"{ctx.descriptor.distribution} requires {problem}")
 
 
 def _private(component: str) -> bool:
@@ -42,36 +103,118 @@ def _private(component: str) -> bool:
     return component.startswith("_") and not (component.startswith("__") and component.endswith("__"))
 
 
-def private_imports(package_dir: Path) -> list[str]:
-    """'file:line: module' for each import of a private executorch module."""
+#: Private modules vendors commonly import, and what to use instead (verified in the executorch 1.5.1 wheel).
+PUBLIC_ALTERNATIVES = {
+    "executorch.exir.dialects._ops": (
+        "no public module defines these operator namespaces (exir_ops) in executorch 1.5.1; match a node's "
+        "operator by its schema name instead: node.target.name() is 'aten::add.Tensor' for "
+        "exir_ops.edge.aten.add.Tensor, and torch.ops.aten.add.Tensor is the ATen overload"
+    ),
+    "executorch.exir._serialize._named_data_store.NamedDataStoreOutput": (
+        "import NamedDataStoreOutput from the public executorch.exir.backend.backend_details"
+    ),
+    "executorch.exir._serialize._named_data_store": (
+        "there is no public NamedDataStore; build PreprocessResult.data_store_output from "
+        "executorch.exir.backend.backend_details.NamedDataStoreOutput (docs/contract.md, Named data)"
+    ),
+}
+
+
+def public_alternative(module: str) -> str | None:
+    for private, advice in PUBLIC_ALTERNATIVES.items():
+        if module == private or module.startswith(private + "."):
+            return advice
+    return None
+
+
+def _dynamic_import(node: ast.Call, importlib_names: set[str], import_module_names: set[str]) -> str | None:
+    """The module named by a literal ``__import__("m")``, ``importlib.import_module("m"[, "pkg"])``."""
+    func = node.func
+    is_dunder = isinstance(func, ast.Name) and func.id == "__import__"
+    is_import_module = (
+        isinstance(func, ast.Attribute) and func.attr == "import_module"
+        and isinstance(func.value, ast.Name) and func.value.id in importlib_names
+    ) or (isinstance(func, ast.Name) and func.id in import_module_names)
+    if not (is_dunder or is_import_module) or not node.args:
+        return None
+    first = node.args[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    name = first.value
+    if name.startswith(".") and is_import_module:
+        package = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "package"), None)
+        if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
+            return None
+        try:
+            name = importlib.util.resolve_name(name, package.value)
+        except (ImportError, ValueError):
+            return None
+    return name
+
+
+def _python_files(location: Path) -> list[Path]:
+    return [location] if location.is_file() else sorted(location.rglob("*.py"))
+
+
+def private_imports(location: Path) -> list[str]:
+    """'file:line: module' for each import of a private executorch module in a package
+    directory or a single module file, with the public alternative where one exists.
+
+    Seen: ``import m``, ``from m import n`` (as m.n), and ``__import__("m")`` /
+    ``importlib.import_module("m")`` with a literal module name.
+    """
     found = []
-    for path in sorted(package_dir.rglob("*.py")):
+    base = location.parent
+    for path in _python_files(location):
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        except (SyntaxError, UnicodeDecodeError) as exc:
+        except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
             found.append(f"{path}: cannot be parsed ({exc})")
             continue
+        importlib_names = {"importlib"}
+        import_module_names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                importlib_names |= {a.asname for a in node.names if a.name == "importlib" and a.asname}
+            elif isinstance(node, ast.ImportFrom) and node.module == "importlib":
+                import_module_names |= {a.asname or a.name for a in node.names if a.name == "import_module"}
         for node in ast.walk(tree):
             modules: list[str] = []
             if isinstance(node, ast.Import):
                 modules = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 modules = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Call):
+                name = _dynamic_import(node, importlib_names, import_module_names)
+                modules = [name] if name else []
             for module in modules:
                 parts = module.split(".")
                 if parts[0] == "executorch" and any(_private(p) for p in parts[1:]):
-                    found.append(f"{path.relative_to(package_dir.parent)}:{node.lineno}: {module}")
+                    advice = public_alternative(module)
+                    line = f"{path.relative_to(base)}:{node.lineno}: {module}"
+                    found.append(f"{line} ({advice})" if advice else line)
     return found
 
 
 @check("PKG-2", "C-PKG-2", "the vendor package imports only public executorch modules")
 def public_imports_only(ctx: Context) -> None:
-    spec = importlib.util.find_spec(ctx.descriptor.python_package)
-    ensure(
-        spec is not None and bool(spec.submodule_search_locations),
-        f"package {ctx.descriptor.python_package!r} cannot be found",
-    )
-    found = [line for loc in spec.submodule_search_locations for line in private_imports(Path(loc))]
+    name = ctx.descriptor.python_package
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        raise CheckFailed(f"package {name!r} cannot be found: {exc}") from None
+    ensure(spec is not None, f"package or module {name!r} cannot be found")
+    if spec.submodule_search_locations:
+        locations = [Path(loc) for loc in spec.submodule_search_locations]
+    elif spec.origin and spec.origin.endswith(".py"):
+        locations = [Path(spec.origin)]  # a single-module vendor
+    else:
+        raise CheckFailed(
+            f"{name!r} is neither a package nor a Python source module (found {spec.origin}), so its imports "
+            "cannot be read"
+        )
+    found = [line for loc in locations for line in private_imports(loc)]
     ensure(
         not found,
         "private executorch modules (a path component starting with '_') are imported, which may change "
@@ -86,3 +229,215 @@ def version_matches_distribution(ctx: Context) -> None:
         installed == ctx.descriptor.version,
         f"the descriptor says version {ctx.descriptor.version}, {ctx.descriptor.distribution} {installed} is installed",
     )
+
+
+def _runtime_libraries(ctx: Context) -> list[Path]:
+    try:
+        return [Path(p) for p in ctx.descriptor.runtime_libraries()]
+    except Exception as exc:  # the vendor's code
+        raise CheckFailed(f"the descriptor's runtime_libraries() raised {type(exc).__name__}: {exc}") from None
+
+
+def _read(path: Path):
+    from conformance.library_paths import UnreadableLibrary, read_library
+
+    try:
+        return read_library(path)
+    except UnreadableLibrary as exc:
+        raise CheckFailed(f"runtime library {exc}") from None
+
+
+_RUNPATH_FIX = (
+    "a library installed from a wheel must find its dependencies through $ORIGIN-relative entries inside "
+    "the environment (executorch's CMake targets add the absolute path of the build environment's "
+    "executorch/lib: see docs/out-of-tree-guide.md, step 6)"
+)
+
+
+def runpath_problems(library: Path, roots: list[Path]) -> list[str]:
+    """One line per RPATH/RUNPATH entry of ``library`` that leaves the environment ``roots``."""
+    from conformance.library_paths import expand, inside
+
+    info = _read(library)
+    origin = library.resolve().parent
+    problems = []
+    for kind, entries in (("RPATH", info.rpath), ("RUNPATH", info.runpath)):
+        for entry in entries:
+            where = expand(entry, origin)
+            if where is None:
+                problems.append(f"{library}: {kind} entry {entry!r} is relative to the current directory of "
+                                "whatever process loads it")
+            elif not inside(where, roots):
+                how = ("escapes the environment: it is" if "ORIGIN" in entry else "is an absolute path")
+                problems.append(f"{library}: {kind} entry {entry!r} {how} {where}, outside the installed "
+                                f"environment {sys.prefix}")
+    return problems
+
+
+@check("PKG-5", "C-PKG-5", "the runtime libraries' RPATH and RUNPATH stay inside the installed environment")
+def runpath_inside_environment(ctx: Context) -> str | None:
+    from conformance.library_paths import environment_roots
+
+    libraries = _runtime_libraries(ctx)
+    if not libraries:
+        return "the descriptor names no runtime library, so there is no RUNPATH to check"
+    missing = [str(p) for p in libraries if not p.is_file()]
+    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
+    roots = environment_roots()
+    problems = [line for lib in libraries for line in runpath_problems(lib, roots)]
+    ensure(not problems, "; ".join(problems) + f": {_RUNPATH_FIX}")
+    return None
+
+
+def needed_problems(library: Path, roots: list[Path]) -> list[str]:
+    """One line per NEEDED library of ``library`` that the loader finds neither in the
+    environment ``roots`` nor in the system's library directories."""
+    from conformance.library_paths import inside, resolve_needed, system_dirs
+
+    system = [Path(os.path.realpath(d)) for d in system_dirs()]
+    problems = []
+    for r in resolve_needed(_read(library)):
+        if r.path is None:
+            problems.append(f"{library}: NEEDED {r.name} is found neither through its RPATH/RUNPATH nor in "
+                            "the system's library directories (LD_LIBRARY_PATH does not count: users do not "
+                            "have yours)")
+        elif not (inside(r.path, roots) or inside(r.path, system)):
+            problems.append(f"{library}: NEEDED {r.name} resolves to {r.path} (through {r.via}), outside the "
+                            f"installed environment {sys.prefix} and the system's library directories")
+    return problems
+
+
+@check("PKG-6", "C-PKG-6", "the runtime libraries' NEEDED libraries resolve in the environment or the system")
+def needed_resolve_inside(ctx: Context) -> str | None:
+    from conformance.library_paths import environment_roots
+
+    libraries = _runtime_libraries(ctx)
+    if not libraries:
+        return "the descriptor names no runtime library, so there is no NEEDED entry to check"
+    missing = [str(p) for p in libraries if not p.is_file()]
+    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
+    roots = environment_roots()
+    problems = [line for lib in libraries for line in needed_problems(lib, roots)]
+    ensure(not problems, "; ".join(problems))
+    return None
+
+
+def installed_wheel(dist: importlib.metadata.Distribution) -> Path | None:
+    """The wheel file ``dist`` was installed from, if pip recorded one (direct_url.json) and it is still there."""
+    import json
+    import urllib.parse
+    import urllib.request
+
+    try:
+        data = json.loads(dist.read_text("direct_url.json") or "null")
+    except (ValueError, OSError):
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url.startswith("file:") or not url.endswith(".whl"):
+        return None
+    path = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+    return path if path.is_file() else None
+
+
+_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+
+
+def _glibc_of(platform_tag: str) -> tuple[tuple[int, int], str] | None:
+    """((major, minor), arch) of a manylinux platform tag, None for any other tag."""
+    import re
+
+    m = re.fullmatch(r"manylinux_(\d+)_(\d+)_(\w+)", platform_tag)
+    if m:
+        return (int(m.group(1)), int(m.group(2))), m.group(3)
+    m = re.fullmatch(r"(manylinux1|manylinux2010|manylinux2014)_(\w+)", platform_tag)
+    if m:
+        return _LEGACY_MANYLINUX[m.group(1)], m.group(2)
+    return None
+
+
+def audit_wheel(wheel: Path) -> dict:
+    """``auditwheel show --json`` of ``wheel``; raises CheckFailed when auditwheel cannot analyse it."""
+    import json
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", "--json", str(wheel)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise CheckFailed(f"auditwheel cannot analyse {wheel.name}: {tail[0]}") from None
+    if not isinstance(data, dict):
+        raise CheckFailed(f"auditwheel gave no analysis of {wheel.name}")
+    return data
+
+
+def wheel_tag_problems(wheel: Path, audit: dict, provided: set[str]) -> tuple[list[str], str]:
+    """(problems, summary) comparing the platform tags of ``wheel``'s name with ``audit``
+    (auditwheel's analysis). ``provided``: library names the environment's other distributions
+    provide (executorch's libexecutorch.so), which the wheel may depend on without grafting them."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        _, _, _, tags = parse_wheel_filename(wheel.name)
+    except InvalidWheelFilename as exc:
+        return [f"{wheel.name} is not a valid wheel file name ({exc})"], ""
+    external = {name: path for name, path in (audit.get("external_libs") or {}).items() if name not in provided}
+    sym_tag = audit.get("sym_tag") or audit.get("overall_tag") or "?"
+    found = _glibc_of(sym_tag)
+    summary = f"auditwheel: symbol versions need {sym_tag}"
+    if provided & set(audit.get("external_libs") or {}):
+        summary += (f"; {', '.join(sorted(provided & set(audit['external_libs'])))} come from other "
+                    "distributions in the environment")
+    problems = []
+    for platform_tag in sorted({t.platform for t in tags}):
+        claimed = _glibc_of(platform_tag)
+        if platform_tag == "any":
+            problems.append(f"{wheel.name} is tagged for any platform but holds ELF libraries "
+                            f"(auditwheel: {audit.get('overall_tag')})")
+        elif claimed is None:
+            continue  # linux_<arch>: a local build that promises no portability
+        elif external:
+            libs = ", ".join(f"{n} ({p or 'not found'})" for n, p in sorted(external.items()))
+            problems.append(f"{wheel.name} is tagged {platform_tag}, but it needs {libs}, which no "
+                            f"{platform_tag} system provides (auditwheel: consistent with "
+                            f"{audit.get('overall_tag')} only)")
+        elif found is None or found[1] != claimed[1] or found[0] > claimed[0]:
+            problems.append(f"{wheel.name} is tagged {platform_tag}, but auditwheel finds its symbol versions "
+                            f"need {sym_tag}: pip would install it on systems where it fails to load; tag it "
+                            f"{sym_tag} or build it on an older glibc (a manylinux image)")
+    return problems, summary
+
+
+@check("PKG-7", "C-PKG-7", "the vendor wheel's platform tag is the one auditwheel finds for it", level=SHOULD)
+def wheel_platform_tag(ctx: Context) -> str | None:
+    from conformance.library_paths import environment_roots, inside, read_library, resolve_needed
+
+    dist = _distribution(ctx)
+    wheel = installed_wheel(dist)
+    if wheel is None:
+        raise NotApplicable(
+            f"{ctx.descriptor.distribution} was not installed from a wheel file that is still on this machine "
+            "(pip records one in direct_url.json for `pip install path/to/the.whl`), so its platform tag "
+            "cannot be compared with auditwheel's"
+        )
+    if importlib.util.find_spec("auditwheel") is None:
+        raise NotApplicable("auditwheel is not installed in this environment (pip install auditwheel)")
+    audit = audit_wheel(wheel)
+    provided: set[str] = set()
+    roots = environment_roots()
+    try:
+        spec = importlib.util.find_spec(ctx.descriptor.python_package)
+    except (ImportError, ValueError):
+        spec = None
+    vendor_dir = Path(os.path.realpath(spec.origin)).parent if spec and spec.origin else Path("/nonexistent")
+    for lib in _runtime_libraries(ctx):
+        try:
+            for r in resolve_needed(read_library(lib)):
+                if r.path and inside(r.path, roots) and not inside(r.path, [vendor_dir]):
+                    provided.add(r.name)
+        except ValueError:
+            continue  # PKG-5 and PKG-6 report an unreadable library
+    problems, summary = wheel_tag_problems(wheel, audit, provided)
+    ensure(not problems, "; ".join(problems))
+    return f"{wheel.name}: {summary}"

