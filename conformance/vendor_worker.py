@@ -114,6 +114,7 @@ _state = _State()
 def initialize(spec: str | bytes, log_path: str) -> None:
     """The pool's initializer: sends stdout/stderr to ``log_path``, loads the descriptor (an entry point
     name or 'module:attr', or a descriptor object pickled with cloudpickle). Never raises."""
+    _die_with_parent()
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -135,6 +136,20 @@ def initialize(spec: str | bytes, log_path: str) -> None:
     except BaseException as exc:  # noqa: BLE001  (any failure of vendor code is a finding)
         label = "the descriptor object" if isinstance(spec, bytes) else f"the descriptor {spec!r}"
         _state.descriptor_error = f"loading {label} in the vendor process failed: {_one_line(exc)}"
+
+
+def _die_with_parent() -> None:
+    """On Linux, the kernel kills this process when the suite's process dies (even by SIGKILL), so a
+    hanging vendor call never outlives the run. Elsewhere a no-op."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
 
 
 def run_task(name: str, log_path: str, *args: Any) -> Any:
