@@ -182,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
     run.add_argument("--ops", help="comma-separated operator schema names (aten::add.Tensor,...): the OPS checks "
                      "run only these (default: every declared operator)")
-    run.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (1 = in this process)")
+    run.add_argument("-n", "--workers", type=int, default=1,
+                     help="pytest-xdist workers (default 1: the checks run in this process; the backend's code always "
+                          "runs in a vendor process of its own)")
     run.add_argument("-v", "--verbose", action="store_true",
                      help="show pytest's own output and what the backend prints, instead of progress lines")
     run.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
