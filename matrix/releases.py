@@ -1,4 +1,4 @@
-"""The ExecuTorch releases of the matrix and what each needs (FACTS.md)."""
+"""The ExecuTorch releases of the matrix and what each needs (measured: see matrix/results/ and abi_checks/baselines/)."""
 
 from __future__ import annotations
 

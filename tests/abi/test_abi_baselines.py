@@ -12,7 +12,7 @@ from abi_checks.diff import available_releases, diff_baselines, exit_code, load_
 
 RELEASES = ["1.0.1", "1.1.0", "1.2.0", "1.3.1", "1.4.1", "1.5.0", "1.5.1"]
 WITH_HEADERS = ["1.3.1", "1.4.1", "1.5.0", "1.5.1"]
-# The order the project's contract documents (docs, FACTS): checked against the measured data.
+# The order the project's contract documents (docs/version-policy.md): checked against the measured data.
 EXPECTED_VTABLE = [
     "~BackendInterface",
     "is_available",
@@ -84,7 +84,7 @@ def test_diff_131_151_classifies_known_changes():
     assert vt.subject == "MemoryAllocator" and "used_size" in vt.detail
     assert any(c.category == "symbol added" for c in changes)
     assert exit_code(changes) == 1
-    # BackendInitContext has the same layout in 1.3.1 and 1.5.1: the growth FACTS dates to 1.2
+    # BackendInitContext has the same layout in 1.3.1 and 1.5.1: the growth said to date to 1.2
     # happened before the first wheel with headers, so no diff between header-carrying wheels sees it.
     assert not any(c.subject == "BackendInitContext" for c in changes)
 
