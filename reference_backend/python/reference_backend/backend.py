@@ -15,6 +15,7 @@ from torch.export import ExportedProgram
 from backend_kit.header import Header, encode
 from reference_backend.compile_specs import parse_compile_specs
 from reference_backend.named_data import data_store_output
+from reference_backend.passes import fold_quantized
 from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
 
@@ -33,6 +34,9 @@ def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     """Contract header + graph payload for the delegated subgraph ``edge_program``,
     and the named data the payload refers to (compile spec named_data_threshold)."""
     options = parse_compile_specs(compile_specs)
+    # Fold the quantize/dequantize nodes around quantized operators into the
+    # runtime's integer operators (a no-op for a float subgraph).
+    fold_quantized(edge_program)
     payload = serialize_payload(edge_program, options)
     header = Header(
         backend_id=backend_id,
