@@ -1,14 +1,14 @@
 """The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-,
-NDATA-, PKG-), and the ordered list of all of them."""
+NDATA-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
 
 from __future__ import annotations
 
 import functools
 
-from conformance.checks import aot, blob, named_data, packaging, runtime, serialization
+from conformance.checks import aot, blob, composition, dynamic, named_data, packaging, quantized, runtime, serialization
 from conformance.registry import Check
 
-MODULES = (aot, blob, serialization, runtime, named_data, packaging)
+MODULES = (aot, blob, serialization, runtime, named_data, quantized, dynamic, composition, packaging)
 
 
 @functools.cache
