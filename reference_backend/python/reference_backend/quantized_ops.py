@@ -79,3 +79,12 @@ def _(a, b, *args):
 @qrelu.register_fake
 def _(x, *args):
     return torch.empty_like(x)
+
+
+@qconv2d.register_fake
+def _(x, weight, bias, stride, padding, dilation, groups, *args):
+    sizes = [
+        (x.shape[2 + i] + 2 * padding[i] - dilation[i] * (weight.shape[2 + i] - 1) - 1) // stride[i] + 1
+        for i in range(2)
+    ]
+    return x.new_empty((x.shape[0], weight.shape[0], *sizes))
