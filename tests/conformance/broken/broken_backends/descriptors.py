@@ -35,6 +35,10 @@ def runtime_loader(library: str):
     return load
 
 
+#: The capabilities whose samples a variant with its own sample_models does not have.
+WITHOUT_NEW_CAPABILITIES = dict(quantized=None, dynamic_shapes=None, composition=None)
+
+
 def variant(backend_id: str, partitioner=None, **changes) -> BackendDescriptor:
     cls = partitioner or partitioner_for(backend_id)
     fields = dict(backend_id=backend_id, make_partitioners=lambda: [cls()], load_runtime=None,
@@ -104,6 +108,7 @@ MISBEHAVING = variant(
             _MisbehavingPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
         ],
     ),
+    **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libmisbehaving_backend.so"),
 )
 
@@ -147,7 +152,7 @@ class _LinearClamp(torch.nn.Module):
 PRE_DECOMPOSITION = variant(
     "ReferenceBackend", partitioner=_ClampToRelu, named_data=None,
     sample_models=(SampleModel("linear_clamp", lambda: (_LinearClamp(), (torch.randn(2, 8),))),),
-    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries, **WITHOUT_NEW_CAPABILITIES,
 )
 
 
@@ -164,6 +169,7 @@ def _bad_make():
 
 BAD_SAMPLE = dataclasses.replace(
     REFERENCE, named_data=None, sample_models=(*REFERENCE.sample_models[:1], SampleModel("broken", _bad_make)),
+    **WITHOUT_NEW_CAPABILITIES,
 )
 
 
