@@ -37,7 +37,7 @@ def both_delegates(ctx: Context) -> str:
     if XNNPACK_ID not in ids:
         mine = sorted({op for b, op in flow["claimed"] if b == backend_id})
         foreign = [op for op in mine if op not in ctx.descriptor.supported_ops]
-        detail = (f"; it claimed {', '.join(foreign)}, which are not in its supported_ops" if foreign
+        detail = (f"; it claimed {', '.join(foreign)}, not in its supported_ops" if foreign
                   else f"; it claimed {', '.join(mine)}")
         raise CheckFailed(
             f"sample {name!r} lowered with [{backend_id}'s partitioners, XnnpackPartitioner()] has no {XNNPACK_ID} "

@@ -185,3 +185,51 @@ MISSING_LIBRARY = dataclasses.replace(REFERENCE, runtime_libraries=lambda: [Path
 OTHER_LIBRARY = dataclasses.replace(
     REFERENCE, runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
 )
+
+
+# --------------------------------------------------------------------------- quantized, dynamic, composition
+
+
+class _KeepsQdqOnCpu(OperatorSupportBase):
+    """Refuses every quantize/dequantize node: the float operators between them are still claimed."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith("quantized_decomposed::")
+
+
+class _LeavesDequantizePartitioner(ReferencePartitioner):
+    def operator_support(self):
+        return _KeepsQdqOnCpu()
+
+
+# The quantized sample is delegated as float operators: its dequantize nodes (and quantize) stay on CPU
+# and the delegate receives floats (C-QNT-2).
+LEAVES_DEQUANTIZE = variant(
+    "ReferenceBackend", partitioner=_LeavesDequantizePartitioner,
+    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+)
+
+# Every quantized op's output zero point is one higher than it should be (backends.RequantOffByOneBackend).
+REQUANT_OFF_BY_ONE = variant("RequantOffByOneBackend", **_broken_library("librequant_off_by_one_backend.so"))
+
+# The runtime dies with SIGSEGV on an input dimension above its bound (runtime/crashes_above_bound_backend.cpp).
+CRASHES_ABOVE_BOUND = variant(
+    "CrashesAboveBoundBackend", version="0.1.0", **_broken_library("libcrashes_above_bound_backend.so"),
+)
+
+
+class _StealsSigmoid(OperatorSupportBase):
+    """Also claims sigmoid, which XNNPACK would take and the runtime cannot execute."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None or op_name(node.target) == "aten::sigmoid"
+
+
+# The sigmoid of the composition sample goes to GreedyBackend, which writes it as an opcode its runtime
+# does not have (backends.GreedyBackend): XNNPACK is left nothing and the program does not load.
+STEALS_FROM_XNNPACK = variant(
+    "GreedyBackend",
+    partitioner=type("GreedyPartitioner", (ReferencePartitioner,),
+                     {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsSigmoid()}),
+    **_broken_library("libgreedy_backend.so"),
+)
