@@ -173,6 +173,22 @@ def _size_sets(bounds: dict[str, int], inputs_dims: list[list[Any]]) -> list[tup
     return sets
 
 
+def _dim_names(spec: Any, inputs_dims: list[list[Any]]) -> dict[str, str]:
+    """Symbol -> the name given to torch.export.Dim, for the messages ("tokens" rather than "s27"),
+    where ``spec`` (a tuple or dict of per-input {axis: Dim} dicts or lists) says it unambiguously."""
+    per_input = list(spec.values()) if isinstance(spec, dict) else list(spec) if isinstance(spec, (list, tuple)) else []
+    if len(per_input) != len(inputs_dims):
+        return {}
+    names: dict[str, str] = {}
+    for dims, axes in zip(inputs_dims, per_input):
+        items = axes.items() if isinstance(axes, dict) else enumerate(axes) if isinstance(axes, (list, tuple)) else ()
+        for axis, dim in items:
+            label = getattr(dim, "__name__", None)
+            if isinstance(axis, int) and 0 <= axis < len(dims) and isinstance(dims[axis], str) and label:
+                names.setdefault(dims[axis], label)
+    return names if len(set(names.values())) == len(names) else {}
+
+
 def dynamic_flow(name: str) -> dict[str, Any]:
     """Exports sample ``name`` with the declared dynamic shapes, lowers it, and makes inputs and eager
     outputs for sizes at 1, between, at and above the bounds."""
@@ -207,6 +223,9 @@ def dynamic_flow(name: str) -> dict[str, Any]:
         inputs_dims.append(dims)
     if not bounds:
         raise VendorError(f"sample model {name!r} exported with dynamic_shapes() has no dynamic dimension")
+    renamed = _dim_names(spec, inputs_dims)
+    bounds = {renamed.get(sym, sym): bound for sym, bound in bounds.items()}
+    inputs_dims = [[renamed.get(d, d) if isinstance(d, str) else d for d in dims] for dims in inputs_dims]
     edge = vendor_call(f"lowering sample model {name!r} (dynamic shapes) with the backend's partitioners",
                        to_edge_transform_and_lower, exported, partitioner=partitioners("default"))
     pte = _to_pte(edge, f"sample model {name!r} with dynamic shapes")

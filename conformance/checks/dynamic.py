@@ -59,6 +59,7 @@ def refuses_above_bound(ctx: Context) -> str:
                 f"refuse it with an error (bounds {flow['bounds']})"
             )
         lines = [line.strip() for line in log.splitlines() if line.strip() and "step]" not in line]
-        where = lines[-1] if lines else "no log line"
-        notes.append(f"{case['label']}: refused ({error}; last log line: {where[:160]})")
+        own = [line for line in lines if f"{ctx.descriptor.backend_id}:" in line]
+        where = f"the backend logged: {own[-1]}" if own else f"last log line: {lines[-1]}" if lines else "no log line"
+        notes.append(f"{case['label']}: refused ({error}; {where[:200]})")
     return "; ".join(notes)
