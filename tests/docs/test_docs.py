@@ -19,7 +19,7 @@ Rules for fenced code blocks in docs/*.md (decided here, enforced below):
   ```text blocks. ```json blocks must parse.
 
 Other checks: the clauses of docs/contract.md and the checks of
-``conformance.registry.all_checks()`` map onto each other both ways with equal
+``conformance.checks.all_checks()`` map onto each other both ways with equal
 levels; docs/version-policy.md answers the RFC's questions 1 to 21 in order;
 repository paths written in backticks exist (all of them in
 docs/out-of-tree-guide.md, see ``_guide_paths``).
@@ -153,7 +153,7 @@ def parse_contract(path: Path = CONTRACT) -> dict[str, Clause]:
 
 
 def _checks():
-    from conformance.registry import all_checks
+    from conformance.checks import all_checks
 
     return all_checks()
 
@@ -205,7 +205,7 @@ RUNNER = r"""
 import contextlib, io, json, sys, time, traceback
 # Warm-up, not timed: the imports most blocks share (a fresh namespace does not
 # mean fresh modules; every block still imports what it uses).
-import torch, executorch.exir, executorch.runtime, reference_backend, conformance.registry
+import torch, executorch.exir, executorch.runtime, reference_backend, conformance.checks
 blocks = json.load(open(sys.argv[1]))
 results = {}
 for block in blocks:
