@@ -63,6 +63,51 @@ class NamedDataSupport:
 
 
 @dataclasses.dataclass(frozen=True)
+class QuantizedSupport:
+    """How a backend runs PT2E-quantized models (contract clauses C-QNT-1..3).
+
+    sample:          name of a SampleModel (a float module) that the suite quantizes:
+                     export, prepare_pt2e(make_quantizer()), calibrate on the sample's
+                     inputs (and make_inputs, if declared), convert_pt2e, export again
+                     and lower with make_partitioners().
+    make_quantizer:  returns a fresh quantizer (a torchao.quantization.pt2e.quantizer.Quantizer).
+    max_steps:       outputs must be within this many quantization steps (the scale of
+                     the output's dequantize) of the converted, fake-quantized model.
+    """
+
+    sample: str
+    make_quantizer: Callable[[], Any]
+    max_steps: float = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicShapesSupport:
+    """How a backend runs programs exported with dimensions bounded above
+    (contract clauses C-DYN-1..2).
+
+    sample:          name of a SampleModel exported with ``dynamic_shapes()``.
+    dynamic_shapes:  returns the ``dynamic_shapes`` argument of torch.export.export,
+                     every dynamic dimension a torch.export.Dim with a ``max``. At least
+                     one input should have two dynamic dimensions, so that a size
+                     above one bound fits ExecuTorch's capacity and reaches the backend.
+    """
+
+    sample: str
+    dynamic_shapes: Callable[[], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class CompositionSupport:
+    """How a backend shares a program with ExecuTorch's XNNPACK delegate (C-CMP-1..2).
+
+    sample:  name of a SampleModel with operators this backend leaves to XNNPACK; it is
+             lowered with [*make_partitioners(), XnnpackPartitioner()].
+    """
+
+    sample: str
+
+
+@dataclasses.dataclass(frozen=True)
 class BackendDescriptor:
     """Everything the suite needs to know about one backend.
 
@@ -83,6 +128,9 @@ class BackendDescriptor:
     runtime_libraries:  paths of the runtime libraries (hashed into the report).
     named_data:         how the backend uses named data and .ptd files (C-NDATA-*);
                         None if it does not (the NDATA checks are then not applicable).
+    quantized:          PT2E quantized flow (C-QNT-*); None if not declared.
+    dynamic_shapes:     upper-bounded dynamic dimensions (C-DYN-*); None if not declared.
+    composition:        lowering next to XNNPACK (C-CMP-*); None if not declared.
     """
 
     backend_id: str
@@ -95,6 +143,9 @@ class BackendDescriptor:
     load_runtime: Callable[[], Any] | None = None
     runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
     named_data: NamedDataSupport | None = None
+    quantized: QuantizedSupport | None = None
+    dynamic_shapes: DynamicShapesSupport | None = None
+    composition: CompositionSupport | None = None
     operators: Any = None
 
     def __post_init__(self) -> None:
@@ -112,7 +163,8 @@ class BackendDescriptor:
 
     def capabilities(self) -> list[str]:
         """The optional capabilities declared, which make conditional checks apply."""
-        return ["named_data"] if self.named_data is not None else []
+        optional = ("named_data", "quantized", "dynamic_shapes", "composition")
+        return [name for name in optional if getattr(self, name) is not None]
 
     def sample(self, name: str) -> SampleModel:
         for model in self.sample_models:
@@ -149,6 +201,15 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
             raise DescriptorError(f"{where}.named_data.sample {nd.sample!r} is not one of the sample_models {names}")
         if nd.max_blob_bytes <= 0:
             raise DescriptorError(f"{where}.named_data.max_blob_bytes must be positive, not {nd.max_blob_bytes}")
+    for field, kind in (("quantized", QuantizedSupport), ("dynamic_shapes", DynamicShapesSupport),
+                        ("composition", CompositionSupport)):
+        support = getattr(obj, field)
+        if support is None:
+            continue
+        if not isinstance(support, kind):
+            raise DescriptorError(f"{where}.{field} is a {type(support).__name__}, not a {kind.__name__}")
+        if support.sample not in names:
+            raise DescriptorError(f"{where}.{field}.sample {support.sample!r} is not one of the sample_models {names}")
     return obj
 
 

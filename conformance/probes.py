@@ -9,16 +9,19 @@ from typing import Any, Sequence
 from conformance.outcomes import CheckFailed, ensure
 
 
-def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[Any], rtol: float, atol: float) -> None:
+def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[Any], rtol: float, atol: float,
+                         reference: str = "eager PyTorch", start: int = 0) -> None:
     """Raises CheckFailed unless every output of ``actual`` matches ``expected`` (count, shape, dtype,
-    values within ``rtol``/``atol``; NaN matches NaN)."""
+    values within ``rtol``/``atol``; NaN matches NaN). ``reference`` names what ``expected`` came from;
+    outputs are numbered from ``start``."""
     import torch
 
-    ensure(len(actual) == len(expected), f"{label}: {len(actual)} outputs, eager PyTorch gives {len(expected)}")
-    for i, (a, e) in enumerate(zip(actual, expected)):
+    short = "eager" if reference == "eager PyTorch" else reference.removeprefix("the ")
+    ensure(len(actual) == len(expected), f"{label}: {len(actual)} outputs, {reference} gives {len(expected)}")
+    for i, (a, e) in enumerate(zip(actual, expected), start):
         ensure(isinstance(a, torch.Tensor), f"{label} output {i}: the runtime returned {type(a).__name__}, not a tensor")
-        ensure(tuple(a.shape) == tuple(e.shape), f"{label} output {i}: shape {tuple(a.shape)}, eager {tuple(e.shape)}")
-        ensure(a.dtype == e.dtype, f"{label} output {i}: dtype {a.dtype}, eager {e.dtype}")
+        ensure(tuple(a.shape) == tuple(e.shape), f"{label} output {i}: shape {tuple(a.shape)}, {short} {tuple(e.shape)}")
+        ensure(a.dtype == e.dtype, f"{label} output {i}: dtype {a.dtype}, {short} {e.dtype}")
         if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
             continue
         a64, e64 = a.double(), e.double()
@@ -26,13 +29,13 @@ def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[A
         if bool(nan.any()):
             where = tuple(int(k) for k in torch.nonzero(nan)[0])
             raise CheckFailed(
-                f"{label} output {i} differs from eager PyTorch: NaN at index {where} in "
-                f"{'the runtime' if bool(torch.isnan(a64)[where]) else 'eager PyTorch'} only"
+                f"{label} output {i} differs from {reference}: NaN at index {where} in "
+                f"{'the runtime' if bool(torch.isnan(a64)[where]) else reference} only"
             )
         diff = (a64 - e64).abs().nan_to_num(nan=0.0, posinf=float("inf"))
         worst = tuple(int(k) for k in torch.nonzero(diff == diff.max())[0])
         raise CheckFailed(
-            f"{label} output {i} differs from eager PyTorch: max abs difference {float(diff.max()):.3g} at index "
-            f"{worst} (runtime {float(a64[worst]):.6g}, eager {float(e64[worst]):.6g}) exceeds the declared "
+            f"{label} output {i} differs from {reference}: max abs difference {float(diff.max()):.3g} at index "
+            f"{worst} (runtime {float(a64[worst]):.6g}, {short} {float(e64[worst]):.6g}) exceeds the declared "
             f"tolerance (rtol={rtol}, atol={atol})"
         )

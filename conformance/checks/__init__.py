@@ -1,14 +1,16 @@
 """The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-,
-NDATA-, OPS-, PKG-), and the ordered list of all of them."""
+NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
 
 from __future__ import annotations
 
 import functools
 
-from conformance.checks import aot, blob, named_data, operators, packaging, runtime, serialization
+from conformance.checks import (
+    aot, blob, composition, dynamic, named_data, operators, packaging, quantized, runtime, serialization,
+)
 from conformance.registry import Check
 
-MODULES = (aot, blob, serialization, runtime, named_data, operators, packaging)
+MODULES = (aot, blob, serialization, runtime, named_data, operators, quantized, dynamic, composition, packaging)
 
 
 @functools.cache

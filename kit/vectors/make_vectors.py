@@ -10,7 +10,7 @@ Vectors of header format 2 (CRC-32C, extension records) and of format 1
 (CRC-32; still read, names starting "format1_"). Each vector is a whole blob
 (header + an 8-byte payload) with what a decoder
 must make of it and what the runtime RUNTIME below (the reference runtime:
-blob formats 1.0..1.2, version 0.2.0, built for executorch 1.5.1) must
+blob formats 1.0..1.3, header formats 1 and 2, version 0.3.0, built for executorch 1.5.1) must
 decide, with its exact log line. Rerun after changing the header format or
 the rules, and review the diff.
 """
@@ -37,20 +37,20 @@ from backend_kit.header import (
 
 PAYLOAD = bytes(range(8))
 ID = "ReferenceBackend"
-#: The runtime whose verdicts the vectors record (the reference runtime 0.2.0).
+#: The runtime whose verdicts the vectors record (the reference runtime 0.3.0).
 RUNTIME = RuntimeVersions(
     backend_id=ID,
     distribution="executorch-reference-backend",
-    backend_version=(0, 2, 0),
+    backend_version=(0, 3, 0),
     executorch_version=(1, 5, 1),
     blob_format_major=1,
     blob_format_minor_min=0,
-    blob_format_minor=2,
-    current_format_since=(0, 2, 0),
+    blob_format_minor=3,
+    current_format_since=(0, 3, 0),
 )
 
 
-def blob(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
+def blob(fmt=(1, 3), backend=(0, 3, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
     return encode(Header(backend_id, fmt, backend, et, header_format_version=header_format, **records), PAYLOAD)
 
 
@@ -117,7 +117,7 @@ def with_id_span(offset: int, length: int) -> bytes:
     return rechecksum(raw, 56)
 
 
-def fields(fmt=(1, 2), backend=(0, 2, 0), et=(1, 5, 1), length=56, backend_id=ID, header_format=2) -> dict:
+def fields(fmt=(1, 3), backend=(0, 3, 0), et=(1, 5, 1), length=56, backend_id=ID, header_format=2) -> dict:
     return {
         "header_length": length,
         "header_format_version": header_format,
@@ -144,31 +144,31 @@ def vectors() -> list[dict]:
             "fields": fields(fmt=(1, 0), backend=(0, 1, 0)),
             "verdict": "compatible, re-export recommended",
             "message": ["warning: old blob, runs", "format 1.0, written by 0.1.0 with executorch 1.5.1",
-                        "reads formats 1.0-1.2", "fix: re-export with executorch-reference-backend>=0.2.0"],
+                        "reads formats 1.0-1.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
         },
         {
             "name": "previous_minor",
-            "blob": blob(fmt=(1, 1), backend=(0, 1, 0)),
-            "fields": fields(fmt=(1, 1), backend=(0, 1, 0)),
+            "blob": blob(fmt=(1, 2), backend=(0, 2, 0)),
+            "fields": fields(fmt=(1, 2), backend=(0, 2, 0)),
             "verdict": "compatible, re-export recommended",
-            "message": ["warning: old blob, runs", "format 1.1, written by 0.1.0 with executorch 1.5.1",
-                        "reads formats 1.0-1.2", "fix: re-export with executorch-reference-backend>=0.2.0"],
+            "message": ["warning: old blob, runs", "format 1.2, written by 0.2.0 with executorch 1.5.1",
+                        "reads formats 1.0-1.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
         },
         {
             "name": "newer_minor",
-            "blob": blob(fmt=(1, 3), backend=(0, 3, 0)),
-            "fields": fields(fmt=(1, 3), backend=(0, 3, 0)),
+            "blob": blob(fmt=(1, 4), backend=(0, 4, 0)),
+            "fields": fields(fmt=(1, 4), backend=(0, 4, 0)),
             "verdict": "incompatible",
-            "message": ["incompatible blob", "format 1.3, written by 0.3.0",
-                        "runtime 0.2.0 for executorch 1.5", "reads formats 1.0-1.2",
-                        "fix: use a runtime from executorch-reference-backend>=0.3.0, or re-export with 0.2.0"],
+            "message": ["incompatible blob", "format 1.4, written by 0.4.0",
+                        "runtime 0.3.0 for executorch 1.5", "reads formats 1.0-1.3",
+                        "fix: use a runtime from executorch-reference-backend>=0.4.0, or re-export with 0.3.0"],
         },
         {
             "name": "newer_major",
             "blob": blob(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "fields": fields(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "verdict": "incompatible",
-            "message": ["format 2.0, written by 1.0.0 with executorch 1.7.0", "reads formats 1.0-1.2",
+            "message": ["format 2.0, written by 1.0.0 with executorch 1.7.0", "reads formats 1.0-1.3",
                         "executorch-reference-backend>=1.0.0"],
         },
         {
@@ -176,7 +176,7 @@ def vectors() -> list[dict]:
             "blob": blob(fmt=(0, 9), backend=(0, 0, 5)),
             "fields": fields(fmt=(0, 9), backend=(0, 0, 5)),
             "verdict": "incompatible",
-            "message": ["format 0.9, written by 0.0.5", "fix: re-export with executorch-reference-backend>=0.2.0"],
+            "message": ["format 0.9, written by 0.0.5", "fix: re-export with executorch-reference-backend>=0.3.0"],
         },
         {
             "name": "extended_header",
@@ -205,7 +205,7 @@ def vectors() -> list[dict]:
             "decode_error": "header extension 77 at offset 40 is required and unknown to this runtime",
             "verdict": "incompatible",
             "message": ["header extension 77 at offset 40 is required and unknown to this runtime",
-                        "fix: re-export with executorch-reference-backend==0.2.0"],
+                        "fix: re-export with executorch-reference-backend==0.3.0"],
         },
         {
             "name": "extension_overruns_id",
@@ -247,7 +247,7 @@ def vectors() -> list[dict]:
             "blob": with_header_version(3),
             "decode_error": "header format 3, this runtime reads 1-2",
             "verdict": "incompatible",
-            "message": ["header format 3, this runtime reads 1-2", "fix: re-export with executorch-reference-backend==0.2.0"],
+            "message": ["header format 3, this runtime reads 1-2", "fix: re-export with executorch-reference-backend==0.3.0"],
         },
         {
             "name": "format1_current",

@@ -25,6 +25,7 @@ from backend_kit.header import decode, payload_of
 from reference_backend.compile_specs import CompileSpecError, named_data_specs, parse_compile_specs
 from reference_backend.pte_blobs import delegate_blobs, ptd_named_data, pte_named_data, read_ptd_index
 from reference_backend.serialize import named_entries
+from reference_backend.version import QUANT_MINOR
 
 THRESHOLD = 1024  # MLP(16, 32, 8): both weights (2048 and 1024 bytes) named, the biases inline
 TAG = "weights"
@@ -265,40 +266,50 @@ def test_format_1_1_blobs_still_run(runtime, mlp):
 
 
 def _payload_edit(edit):
-    """An edit of the blob's payload (offsets relative to it), checksum repaired."""
+    """An edit of the blob's payload (offsets relative to it, computed for the
+    blob format its header names), checksum repaired."""
 
     def apply(raw: bytearray) -> bytearray:
-        start = decode(bytes(raw)).header_length
-        payload = bytearray(raw[start:])
-        edit(payload)
-        raw[start:] = payload
+        header = decode(bytes(raw))
+        payload = bytearray(raw[header.header_length :])
+        edit(payload, header.blob_format[1])
+        raw[header.header_length :] = payload
         return refresh_checksum(raw)
 
     return apply
 
 
-def _table_start(payload: bytes) -> int:
+def _header_size(payload: bytes, minor: int) -> int:
+    """Bytes before the value records: the counts (32 bytes up to 1.2), then
+    num_params and a reserved word from 1.3 (docs/blob-header.md, "Payload")."""
+    return 32 if minor < QUANT_MINOR else 40
+
+
+def _table_start(payload: bytes, minor: int) -> int:
     values, inputs, outputs, ops, _ = struct.unpack_from("<IIIIQ", payload, 0)
-    return 32 + 48 * values + 4 * (inputs + outputs) + 24 * ops
+    op_size, params = 24, 0  # u8 opcode, u8 n, u16 0, u32 out, u32 in[3], f32 alpha
+    if minor >= QUANT_MINOR:
+        op_size, params = 32, struct.unpack_from("<I", payload, 32)[0]  # + u32 param_offset, u32 param_count
+    return _header_size(payload, minor) + 48 * values + 4 * (inputs + outputs) + op_size * ops + 4 * params
 
 
-def _first_named_value(payload: bytes) -> int:
-    values = struct.unpack_from("<I", payload, 0)[0]
-    return next(32 + 48 * i for i in range(values) if payload[32 + 48 * i] == 2)
+def _first_named_value(payload: bytes, minor: int) -> int:
+    values, start = struct.unpack_from("<I", payload, 0)[0], _header_size(payload, minor)
+    return next(start + 48 * i for i in range(values) if payload[start + 48 * i] == 2)
 
 
 BAD_TABLES = {
-    "empty key": (lambda p: struct.pack_into("<H", p, _table_start(p) + 8, 0), "has a key of 0 bytes"),
+    "empty key": (lambda p, m: struct.pack_into("<H", p, _table_start(p, m) + 8, 0), "has a key of 0 bytes"),
     "index out of range": (
-        lambda p: struct.pack_into("<Q", p, _first_named_value(p) + 36, 7),
+        lambda p, m: struct.pack_into("<Q", p, _first_named_value(p, m) + 36, 7),
         "refers to entry 7 of a 2-entry named-data table",
     ),
     "size disagrees with shape": (
-        lambda p: struct.pack_into("<Q", p, _table_start(p), 4),
+        lambda p, m: struct.pack_into("<Q", p, _table_start(p, m), 4),
         "its named data 'fc1.weight@",
     ),
-    "control character in key": (lambda p: p.__setitem__(_table_start(p) + 16, 0x0A), "control character"),
-    "unknown value kind": (lambda p: p.__setitem__(_first_named_value(p), 3), "unknown kind 3"),
+    "control character in key": (lambda p, m: p.__setitem__(_table_start(p, m) + 16, 0x0A), "control character"),
+    "unknown value kind": (lambda p, m: p.__setitem__(_first_named_value(p, m), 3), "unknown kind 3"),
 }
 
 

@@ -48,15 +48,31 @@ def test_weights_are_owned_by_the_delegate_not_runtime_inputs():
     assert kinds == [InputKind.USER_INPUT]  # all four weights and biases went into the blob
 
 
-def test_dynamic_shapes_stay_on_cpu():
+def _add_with_dynamic_batch(dim):
     class Add(torch.nn.Module):
         def forward(self, x):
             return x + x
 
-    dim = torch.export.Dim("batch", min=2, max=8)
     edge = to_edge(torch.export.export(Add(), (torch.randn(4, 3),), dynamic_shapes=({0: dim},)))
-    result = reference_backend.ReferencePartitioner().partition(edge.exported_program())
-    assert result.partition_tags == {}
+    program = edge.exported_program()
+    result = reference_backend.ReferencePartitioner().partition(program)
+    (add,) = [n for n in result.tagged_exported_program.graph.nodes if n.op == "call_function"]
+    return add, result.partition_tags
+
+
+def test_a_bounded_dynamic_dimension_is_delegated():
+    """Blob format 1.3 stores a dimension bounded above (Dim(..., max=...)) as its
+    bound and a dynamic mask; the runtime resizes the outputs at each call."""
+    add, tags = _add_with_dynamic_batch(torch.export.Dim("batch", min=2, max=8))
+    assert why_unsupported(add) is None
+    assert add.meta["delegation_tag"] in tags and list(tags.values())[0].backend_id == "ReferenceBackend"
+
+
+def test_an_unbounded_dynamic_dimension_stays_on_cpu():
+    """Without a max the runtime has no size to check an input against: not claimed."""
+    add, tags = _add_with_dynamic_batch(torch.export.Dim("batch"))
+    assert tags == {} and "delegation_tag" not in add.meta
+    assert why_unsupported(add) == "result is not a float32 tensor with static or bounded shape"
 
 
 def test_preprocess_is_deterministic(exported):

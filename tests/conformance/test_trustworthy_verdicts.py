@@ -52,6 +52,20 @@ CASES = {
         {"RT-5": ("failed", r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
                             r"release; it must refuse it")},
     ),
+    "runtime that crashes above a dynamic bound": (
+        "CRASHES_ABOVE_BOUND", "DYN", {},
+        {"DYN-1": ("passed", r"ran input shapes \[\[1, 1, 16\]\], \[\[4, 8, 16\]\]"),
+         "DYN-2": ("crashed", r"crashed with SIGSEGV in execute of sample 'token_mlp' with dimension batch at 5, above "
+                              r"its bound 4 \(input shapes \[\[5, 1, 16\]\]\); the runtime logged: "
+                              r".*CrashesAboveBoundBackend: copying input 0 \(dimension 0 is 5\)")},
+    ),
+    "partitioner that steals sigmoid from XNNPACK": (
+        "STEALS_FROM_XNNPACK", "CMP", {},
+        {"CMP-1": ("failed", r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
+                             r"claimed aten::sigmoid, not in its supported_ops"),
+         "CMP-2": ("failed", r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
+                             r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13")},
+    ),
 }
 
 

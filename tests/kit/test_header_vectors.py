@@ -23,7 +23,7 @@ from backend_kit import header
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((ROOT / "kit" / "vectors" / "blob_headers.json").read_text())
 IDS = [v["name"] for v in VECTORS]
-RT = header.RuntimeVersions("ReferenceBackend", "executorch-reference-backend", (0, 2, 0), (1, 5, 1), 1, 0, 2, (0, 2, 0))
+RT = header.RuntimeVersions("ReferenceBackend", "executorch-reference-backend", (0, 3, 0), (1, 5, 1), 1, 0, 3, (0, 3, 0))
 
 
 def _args(rt: header.RuntimeVersions) -> list[str]:

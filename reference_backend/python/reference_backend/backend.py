@@ -6,6 +6,8 @@ runtime's registry, so it must never change (contract clause C-AOT-2).
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from packaging.version import Version
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
@@ -16,6 +18,8 @@ from torch.export import ExportedProgram
 from backend_kit.header import Header, crc32c, encode
 from reference_backend.compile_specs import MAX_MEMORY_KEY, CompileSpecError, parse_compile_specs
 from reference_backend.named_data import data_store_output
+from reference_backend.ops import op_name
+from reference_backend.passes import fold_quantized
 from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
 
@@ -61,6 +65,12 @@ def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     """Contract header + graph payload for the delegated subgraph ``edge_program``,
     and the named data the payload refers to (compile spec named_data_threshold)."""
     options = parse_compile_specs(compile_specs)
+    # Fold the quantize/dequantize nodes around quantized operators into the
+    # runtime's integer operators (a no-op for a float subgraph), on a copy:
+    # ExecuTorch keeps the program it hands to preprocess.
+    if any(n.op == "call_function" and (op_name(n.target) or "").startswith("quantized_decomposed::")
+           for n in edge_program.graph.nodes):
+        edge_program = fold_quantized(copy.deepcopy(edge_program))
     payload = serialize_payload(edge_program, options)
     limit = named = None
     if options.header_format >= 2:

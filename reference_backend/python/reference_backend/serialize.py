@@ -5,14 +5,19 @@ little-endian::
 
     u32 num_values, num_inputs, num_outputs, num_ops; u64 constant_bytes
     u32 num_named, u32 named_table_bytes                       (from format 1.2)
-    value records (48 bytes): u8 kind, u8 dtype, u8 rank, u8 0,
+    u32 num_params, u32 0                                      (from format 1.3)
+    value records (48 bytes): u8 kind, u8 dtype, u8 rank, u8 dynamic mask (1.3; 0 before),
                               u32 dims[8], u64 constant_offset, u32 0
+        dtype 6 float32; 1 int8 and 3 int32 from 1.3. Bit d of the mask: dims[d]
+        is the upper bound of a dynamic dimension (1.3).
         kind 0 activation; 1 constant: constant_offset is a byte offset into
         the constant section; 2 named (1.2): constant_offset is an index into
         the named-data table
     u32 input value ids; u32 output value ids
     op records: u8 opcode, u8 num_inputs, u16 0, u32 output, u32 inputs[3]
                 (+ f32 alpha from format 1.1)
+                (+ u32 param_offset, u32 param_count from format 1.3)
+    parameter words (1.3): num_params x i32 (docs/quantization.md)
     named-data table (1.2): per entry u64 byte_size, u16 key_length,
         u16 file_length, u32 0, key (UTF-8), file name (UTF-8; empty: the
         data is inside the .pte), zero padding to a multiple of 8
@@ -33,8 +38,8 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from reference_backend.compile_specs import CompileOptions
-from reference_backend.ops import SUPPORTED_OPS, MAX_RANK, op_name, static_float32_shape, tensor_inputs
-from reference_backend.version import NAMED_DATA_MINOR
+from reference_backend.ops import BACKEND_OPS, DTYPE_CODES, MAX_RANK, SUPPORTED_OPS, op_name, tensor_inputs, value_layout
+from reference_backend.version import NAMED_DATA_MINOR, QUANT_MINOR
 
 KIND_ACTIVATION = 0
 KIND_CONSTANT = 1
@@ -50,6 +55,8 @@ _NAMED_HEADER = struct.Struct("<II")
 _VALUE = struct.Struct("<BBBB8IQI")
 _OP_V0 = struct.Struct("<BBHI3I")
 _OP_V1 = struct.Struct("<BBHI3If")
+_OP_V3 = struct.Struct("<BBHI3IfII")
+_PARAMS_HEADER = struct.Struct("<II")
 _NAMED_ENTRY = struct.Struct("<QHHI")
 _CONSTANT_INPUT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
@@ -86,7 +93,7 @@ def named_data_key(label: str, data: bytes) -> str:
     return f"{label}@{hashlib.sha256(data).hexdigest()[:16]}"
 
 
-def _constant_tensors(program: ExportedProgram) -> dict[str, tuple[str, torch.Tensor]]:
+def constant_tensors(program: ExportedProgram) -> dict[str, tuple[str, torch.Tensor]]:
     """Placeholder name -> (its name in the model, tensor), for the placeholders the delegate owns."""
     found = {}
     for spec in program.graph_signature.input_specs:
@@ -114,43 +121,69 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
     if threshold is not None and minor < NAMED_DATA_MINOR:
         raise SerializationError(f"named data needs blob format 1.{NAMED_DATA_MINOR}; format 1.{minor} cannot store it")
     file_name = options.named_data_file_name
-    constants = _constant_tensors(program)
-    values: list[tuple[int, tuple[int, ...], int]] = []  # kind, shape, offset or table index
+    constants = constant_tensors(program)
+    values: list[tuple[int, int, tuple[int, ...], int, int]] = []  # kind, dtype, shape, mask, offset or index
     ids: dict[str, int] = {}
     constant_data = bytearray()
     named: dict[str, tuple[int, NamedEntry, torch.Tensor, bytes]] = {}  # key -> (table index, entry, data)
     inputs: list[int] = []
     ops: list[bytes] = []
     outputs: list[int] = []
+    params: list[int] = []
+
+    def layout_of(node: torch.fx.Node) -> tuple[int, tuple[int, ...], int]:
+        layout = value_layout(node.meta.get("val"))
+        if layout is None:
+            raise SerializationError(f"{node.name} is not a float32, int8 or int32 tensor with static or bounded shape")
+        if minor < QUANT_MINOR and (layout[0] != DTYPE_CODES[torch.float32] or layout[2]):
+            raise SerializationError(
+                f"{node.name}: int8/int32 values and dynamic dimensions need blob format 1.{QUANT_MINOR}; "
+                f"format 1.{minor} cannot store them"
+            )
+        return layout
 
     def add_value(node: torch.fx.Node, kind: int, offset: int = 0) -> int:
-        shape = static_float32_shape(node.meta.get("val"))
-        if shape is None:
-            raise SerializationError(f"{node.name} is not a float32 tensor with static shape")
+        dtype, shape, mask = layout_of(node)
+        if mask and kind != KIND_ACTIVATION:
+            raise SerializationError(f"constant {node.name} has a dynamic shape")
         ids[node.name] = len(values)
-        values.append((kind, shape, offset))
+        values.append((kind, dtype, shape, mask, offset))
         return ids[node.name]
+
+    def add_constant_bytes(raw: bytes) -> int:
+        offset = len(constant_data)
+        constant_data.extend(raw)
+        constant_data.extend(b"\0" * (-len(constant_data) % 16))
+        return offset
+
+    def add_int32_constant(data: list[int]) -> int:
+        """A constant the pass computed (an int32 bias): a value of its own."""
+        raw = torch.tensor(data, dtype=torch.int32).numpy().tobytes()
+        values.append((KIND_CONSTANT, DTYPE_CODES[torch.int32], (len(data),), 0, add_constant_bytes(raw)))
+        return len(values) - 1
 
     for node in program.graph.nodes:
         if node.op == "placeholder":
             if node.name in constants:
+                if not node.users:
+                    continue  # consumed at export time (per-channel scales of folded weights)
                 label, tensor = constants[node.name]
-                data = tensor.detach().to(torch.float32).contiguous()
+                if tensor.dtype == torch.float32 or tensor.dtype not in DTYPE_CODES:
+                    data = tensor.detach().to(torch.float32).contiguous()
+                else:
+                    data = tensor.detach().contiguous()
                 raw = data.numpy().tobytes()
-                if threshold is not None and len(raw) >= threshold:
+                if threshold is not None and len(raw) >= threshold and data.dtype == torch.float32:
                     key = named_data_key(label, raw)
                     if key not in named:
                         named[key] = (len(named), NamedEntry(key, file_name, len(raw)), data, raw)
                     add_value(node, KIND_NAMED, named[key][0])
                 else:
-                    offset = len(constant_data)
-                    constant_data += raw
-                    constant_data += b"\0" * (-len(constant_data) % 16)
-                    add_value(node, KIND_CONSTANT, offset)
+                    add_value(node, KIND_CONSTANT, add_constant_bytes(raw))
             else:
                 inputs.append(add_value(node, KIND_ACTIVATION))
         elif node.op == "call_function":
-            ops.append(_op_record(node, ids, add_value(node, KIND_ACTIVATION), minor))
+            ops.append(_op_record(node, ids, add_value(node, KIND_ACTIVATION), minor, params, add_int32_constant))
         elif node.op == "output":
             for out in node.args[0]:
                 if not isinstance(out, torch.fx.Node) or out.name not in ids:
@@ -163,12 +196,15 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
     parts = [_PAYLOAD_HEADER.pack(len(values), len(inputs), len(outputs), len(ops), len(constant_data))]
     if minor >= NAMED_DATA_MINOR:
         parts.append(_NAMED_HEADER.pack(len(named), len(table)))
-    for kind, shape, offset in values:
+    if minor >= QUANT_MINOR:
+        parts.append(_PARAMS_HEADER.pack(len(params), 0))
+    for kind, dtype, shape, mask, offset in values:
         dims = list(shape) + [0] * (MAX_RANK - len(shape))
-        parts.append(_VALUE.pack(kind, DTYPE_FLOAT32, len(shape), 0, *dims, offset, 0))
+        parts.append(_VALUE.pack(kind, dtype, len(shape), mask, *dims, offset, 0))
     parts.append(struct.pack(f"<{len(inputs)}I", *inputs))
     parts.append(struct.pack(f"<{len(outputs)}I", *outputs))
     parts.extend(ops)
+    parts.append(struct.pack(f"<{len(params)}i", *params))
     parts.append(table)
     body = b"".join(parts)
     payload = body + b"\0" * (-len(body) % 16) + bytes(constant_data)
@@ -194,8 +230,12 @@ def named_entries(payload: bytes, minor: int) -> list[NamedEntry]:
     try:
         num_values, num_inputs, num_outputs, num_ops, _ = _PAYLOAD_HEADER.unpack_from(payload, 0)
         num_named, table_bytes = _NAMED_HEADER.unpack_from(payload, _PAYLOAD_HEADER.size)
-        pos = (_PAYLOAD_HEADER.size + _NAMED_HEADER.size + num_values * _VALUE.size
-               + 4 * (num_inputs + num_outputs) + num_ops * _OP_V1.size)
+        header_size, op_size, num_params = _PAYLOAD_HEADER.size + _NAMED_HEADER.size, _OP_V1.size, 0
+        if minor >= QUANT_MINOR:
+            num_params, _ = _PARAMS_HEADER.unpack_from(payload, header_size)
+            header_size, op_size = header_size + _PARAMS_HEADER.size, _OP_V3.size
+        pos = (header_size + num_values * _VALUE.size
+               + 4 * (num_inputs + num_outputs) + num_ops * op_size + 4 * num_params)
         end = pos + table_bytes
         if end > len(payload):
             raise SerializationError(f"named-data table [{pos}, {end}) lies outside the {len(payload)}-byte payload")
@@ -215,16 +255,53 @@ def named_entries(payload: bytes, minor: int) -> list[NamedEntry]:
     return entries
 
 
-def _op_record(node: torch.fx.Node, ids: dict[str, int], out: int, minor: int) -> bytes:
+def _f32_bits(value: float) -> int:
+    return struct.unpack("<i", struct.pack("<f", value))[0]
+
+
+def _op_params(node: torch.fx.Node, name: str, add_int32_constant) -> tuple[list[int], list[int]]:
+    """(parameter words, extra operand value ids) of an op of format 1.3."""
+    a = node.args
+    if name == "aten::convolution":
+        stride, padding, dilation, _transposed, _output_padding, groups = a[3:9]
+        return [*stride, *padding, *dilation, groups], []
+    if name == "reference_backend::quantize":
+        _, inv_scale, zero_point, qmin, qmax = a
+        return [_f32_bits(inv_scale), zero_point, qmin, qmax], []
+    if name == "reference_backend::dequantize":
+        _, scale, zero_point = a
+        return [_f32_bits(scale), zero_point], []
+    if name == "reference_backend::qlinear":
+        _, _, bias, multipliers, shifts, x_zero, out_zero, qmin, qmax = a
+        extra = [add_int32_constant(bias)] if bias is not None else []
+        return [x_zero, out_zero, qmin, qmax, *multipliers, *shifts], extra
+    if name == "reference_backend::qconv2d":
+        _, _, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero, qmin, qmax = a
+        extra = [add_int32_constant(bias)] if bias is not None else []
+        return [*stride, *padding, *dilation, groups, x_zero, out_zero, qmin, qmax, *multipliers, *shifts], extra
+    if name == "reference_backend::qadd":
+        return list(a[2:10]), []
+    if name == "reference_backend::qrelu":
+        return list(a[1:7]), []
+    return [], []
+
+
+def _op_record(node: torch.fx.Node, ids: dict[str, int], out: int, minor: int, params: list[int],
+               add_int32_constant) -> bytes:
     name = op_name(node.target)
-    spec = SUPPORTED_OPS.get(name)
-    if spec is None:
-        raise SerializationError(f"operator {name or node.target} is not supported by the runtime")
+    spec = SUPPORTED_OPS.get(name) or BACKEND_OPS.get(name)
+    if spec is None or spec.opcode is None or name.startswith("quantized_decomposed::"):
+        raise SerializationError(f"operator {name or node.target} is not supported by the runtime"
+                                 + (" (the quantize/dequantize fold did not take it)" if spec else ""))
+    if spec.opcode > 5 and minor < QUANT_MINOR:
+        raise SerializationError(f"{node.name}: {name} needs blob format 1.{QUANT_MINOR}; format 1.{minor} cannot store it")
     operands = tensor_inputs(node)
     try:
         operand_ids = [ids[a.name] for a in operands]
     except (KeyError, AttributeError):
         raise SerializationError(f"{node.name}: operands {operands} are not tensors of the subgraph") from None
+    words, extra = _op_params(node, name, add_int32_constant)
+    operand_ids += extra
     alpha = float(node.kwargs.get("alpha", 1.0)) if spec.has_alpha else 1.0
     padded = operand_ids + [0] * (3 - len(operand_ids))
     if minor == 0:
@@ -233,4 +310,8 @@ def _op_record(node: torch.fx.Node, ids: dict[str, int], out: int, minor: int) -
                 f"{node.name}: alpha={alpha} needs blob format 1.1; format 1.0 cannot store it"
             )
         return _OP_V0.pack(spec.opcode, len(operand_ids), 0, out, *padded)
-    return _OP_V1.pack(spec.opcode, len(operand_ids), 0, out, *padded, alpha)
+    if minor < QUANT_MINOR:
+        return _OP_V1.pack(spec.opcode, len(operand_ids), 0, out, *padded, alpha)
+    offset = len(params)
+    params.extend(int(w) for w in words)
+    return _OP_V3.pack(spec.opcode, len(operand_ids), 0, out, *padded, alpha, offset, len(words))

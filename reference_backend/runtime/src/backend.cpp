@@ -8,6 +8,7 @@
  * not printable ASCII: ExecuTorch's Python log sink decodes lines as strict
  * UTF-8 and ends the process on a decoding error.
  */
+#include <reference_backend/bind.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/reference_backend.h>
 #include <reference_backend/versions.h>
@@ -70,8 +71,8 @@ struct Handle {
         outputs(executor.graph().outputs.size()) {}
   NamedData named_data;  // declared first: destroyed after the executor
   Executor executor;
-  std::vector<const float*> inputs;  // scratch for execute()
-  std::vector<float*> outputs;
+  std::vector<const void*> inputs;  // scratch for execute()
+  std::vector<void*> outputs;
 };
 
 /// Whether `map` holds `key` (walks its key list; used on the error path only).
@@ -226,43 +227,6 @@ Error check_memory(const backend_kit::Header& header, const Graph& g) {
   return Error::Ok;
 }
 
-std::string shape_text(const uint32_t* dims, size_t rank) {
-  std::string s = "[";
-  for (size_t i = 0; i < rank; ++i) {
-    s += (i ? ", " : "") + std::to_string(dims[i]);
-  }
-  return s + "]";
-}
-
-/// Checks that `arg` is a float32 tensor of the shape the blob declares.
-Error check_tensor(const EValue* arg, const Value& expected, const char* role,
-                   size_t index) {
-  if (arg == nullptr || !arg->isTensor()) {
-    RB_LOG(Error, "%s: execute: %s %zu is not a tensor", kBackendId, role, index);
-    return Error::InvalidArgument;
-  }
-  const Tensor& t = arg->toTensor();
-  bool same = t.scalar_type() == ScalarType::Float &&
-      static_cast<uint32_t>(t.dim()) == expected.rank;
-  std::vector<uint32_t> dims(t.dim());
-  for (size_t d = 0; d < dims.size(); ++d) {
-    dims[d] = static_cast<uint32_t>(t.size(d));
-    same = same && d < expected.rank && dims[d] == expected.dims[d];
-  }
-  if (!same) {
-    RB_LOG(Error,
-           "%s: execute: %s %zu is a %s tensor of shape %s, the blob was "
-           "exported for float32 %s (shapes are static: re-export for the new "
-           "shape)",
-           kBackendId, role, index,
-           t.scalar_type() == ScalarType::Float ? "float32" : "non-float32",
-           shape_text(dims.data(), dims.size()).c_str(),
-           shape_text(expected.dims, expected.rank).c_str());
-    return Error::InvalidArgument;
-  }
-  return Error::Ok;
-}
-
 class ReferenceBackendInterface final : public BackendInterface {
  public:
   bool is_available() const override { return true; }
@@ -314,26 +278,9 @@ class ReferenceBackendInterface final : public BackendInterface {
   Error execute(BackendExecutionContext& /*context*/, DelegateHandle* raw,
                 Span<EValue*> args) const override {
     auto* handle = static_cast<Handle*>(raw);
-    const Graph& g = handle->executor.graph();
-    const size_t ni = g.inputs.size();
-    const size_t no = g.outputs.size();
-    if (args.size() != ni + no) {
-      RB_LOG(Error, "%s: execute: got %zu arguments, the blob has %zu inputs and "
-             "%zu outputs", kBackendId, args.size(), ni, no);
-      return Error::InvalidArgument;
-    }
-    for (size_t i = 0; i < ni; ++i) {
-      Error e = check_tensor(args[i], g.values[g.inputs[i]], "input", i);
-      if (e != Error::Ok) return e;
-      handle->inputs[i] = args[i]->toTensor().const_data_ptr<float>();
-    }
-    for (size_t i = 0; i < no; ++i) {
-      Error e = check_tensor(args[ni + i], g.values[g.outputs[i]], "output", i);
-      if (e != Error::Ok) return e;
-      handle->outputs[i] = args[ni + i]->toTensor().mutable_data_ptr<float>();
-    }
-    handle->executor.run(handle->inputs.data(), handle->outputs.data());
-    return Error::Ok;
+    // Checks the arguments against the blob (shapes, bounds), resizes the
+    // outputs of a call with dynamic sizes, runs (src/bind.cpp).
+    return bind_and_run(handle->executor, args, handle->inputs, handle->outputs);
   }
 
   void destroy(DelegateHandle* raw) const override {

@@ -19,6 +19,7 @@ using Reader = backend_kit::LittleEndianReader;
 constexpr size_t kPayloadHeaderSize = 24;  // u32 values, inputs, outputs, ops; u64 constant bytes
 constexpr size_t kConstantBytesOffset = 16;  // of the u64 constant_bytes in the payload header
 constexpr size_t kNamedHeaderSize = 8;  // format 1.2: u32 num_named, u32 table bytes
+constexpr size_t kParamsHeaderSize = 8;  // format 1.3: u32 num_params, u32 0
 constexpr size_t kNamedEntrySize = 16;  // u64 nbytes, u16 key length, u16 file length, u32 0
 constexpr size_t kValueRecordSize = 48;
 constexpr size_t kValueDtypeAt = 1;  // byte offsets inside a value record
@@ -27,14 +28,17 @@ constexpr size_t kValueDimsAt = 4;
 constexpr size_t kValueConstantOffsetAt = 36;
 constexpr size_t kOpRecordSizeV0 = 20;  // format 1.0: no alpha
 constexpr size_t kOpRecordSizeV1 = 24;  // format 1.1 on: f32 alpha at the end
+constexpr size_t kOpRecordSizeV3 = 32;  // format 1.3 on: + u32 param offset, u32 param count
 constexpr size_t kOpNumInputsAt = 1;  // byte offsets inside an op record
 constexpr size_t kOpOutputAt = 4;
 constexpr size_t kOpInputsAt = 8;
 constexpr uint32_t kOpMaxInputs = 3;
-constexpr uint8_t kMaxOpcode = static_cast<uint8_t>(OpCode::kLinear);
+constexpr uint8_t kMaxOpcodeV0 = static_cast<uint8_t>(OpCode::kLinear);  // formats 1.0-1.2
+constexpr uint8_t kMaxOpcodeV3 = static_cast<uint8_t>(OpCode::kQRelu);
 constexpr uint64_t kConstantAlignment = 16;  // the constant section starts at a multiple of 16
 constexpr uint16_t kAlphaMinor = 1;  // first minor whose ops carry alpha
 constexpr uint16_t kNamedDataMinor = 2;  // first minor with named data (value kind 2)
+constexpr uint16_t kQuantMinor = 3;  // first minor with int8/int32 values, parameters, dynamic dims
 constexpr uint32_t kMaxCount = 1u << 20;  // values, inputs, outputs or ops
 constexpr uint64_t kMaxNumel = 1ull << 31;
 constexpr uint64_t kFloatBytes = 4;
@@ -58,82 +62,220 @@ bool same_shape(const Value& a, const Value& b) {
   return true;
 }
 
-/// True when `out` is the broadcast of `a` and `b` (NumPy rules).
-bool is_broadcast_of(const Value& out, const Value& a, const Value& b) {
-  uint32_t rank = a.rank > b.rank ? a.rank : b.rank;
-  if (out.rank != rank) return false;
-  for (uint32_t i = 0; i < rank; ++i) {
-    // i counts from the innermost dimension.
-    uint32_t da = i < a.rank ? a.dims[a.rank - 1 - i] : 1;
-    uint32_t db = i < b.rank ? b.dims[b.rank - 1 - i] : 1;
-    uint32_t d = out.dims[rank - 1 - i];
-    if (!((da == d || da == 1) && (db == d || db == 1) && (da == d || db == d))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool check_op_shapes(const Graph& g, const Op& op, std::string& why) {
-  const Value& out = g.values[op.output];
-  switch (op.code) {
-    case OpCode::kAdd:
-    case OpCode::kSub:
-    case OpCode::kMul:
-      if (!is_broadcast_of(out, g.values[op.inputs[0]], g.values[op.inputs[1]])) {
-        why = "output shape is not the broadcast of the input shapes";
-        return false;
-      }
-      return true;
-    case OpCode::kRelu:
-      if (!same_shape(out, g.values[op.inputs[0]])) {
-        why = "relu output shape differs from its input";
-        return false;
-      }
-      return true;
-    case OpCode::kLinear: {
-      const Value& x = g.values[op.inputs[0]];
-      const Value& w = g.values[op.inputs[1]];
-      if (x.rank < 1 || w.rank != 2 || x.dims[x.rank - 1] != w.dims[1]) {
-        why = "linear needs x[..., K] and weight[N, K]";
-        return false;
-      }
-      if (op.num_inputs == 3) {
-        const Value& b = g.values[op.inputs[2]];
-        if (b.rank != 1 || b.dims[0] != w.dims[0]) {
-          why = "linear bias must be [N]";
-          return false;
-        }
-      }
-      if (out.rank != x.rank || out.dims[out.rank - 1] != w.dims[0]) {
-        why = "linear output must be x[..., N]";
-        return false;
-      }
-      for (uint32_t i = 0; i + 1 < x.rank; ++i) {
-        if (out.dims[i] != x.dims[i]) {
-          why = "linear output leading dimensions differ from x";
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-  why = "unknown op";
-  return false;
-}
-
 uint32_t expected_inputs(OpCode code, uint32_t given) {
   switch (code) {
     case OpCode::kAdd:
     case OpCode::kSub:
     case OpCode::kMul:
+    case OpCode::kQAdd:
       return 2;
     case OpCode::kRelu:
+    case OpCode::kQuantize:
+    case OpCode::kDequantize:
+    case OpCode::kQRelu:
       return 1;
     case OpCode::kLinear:
+    case OpCode::kConv2d:
+    case OpCode::kQLinear:
+    case OpCode::kQConv2d:
       return given == 3 ? 3 : 2;
   }
   return 0;
+}
+
+/// The dtypes an op reads (operand k) and writes.
+bool check_op_dtypes(const Graph& g, const Op& op, std::string& why) {
+  uint8_t in = kDtypeFloat32, out = kDtypeFloat32, bias = kDtypeFloat32;
+  switch (op.code) {
+    case OpCode::kAdd: case OpCode::kSub: case OpCode::kMul: case OpCode::kRelu:
+    case OpCode::kLinear: case OpCode::kConv2d:
+      break;
+    case OpCode::kQuantize: out = kDtypeInt8; break;
+    case OpCode::kDequantize: in = kDtypeInt8; break;
+    case OpCode::kQLinear: case OpCode::kQConv2d:
+      in = out = kDtypeInt8; bias = kDtypeInt32; break;
+    case OpCode::kQAdd: case OpCode::kQRelu: in = out = kDtypeInt8; break;
+  }
+  for (uint32_t k = 0; k < op.num_inputs; ++k) {
+    const uint8_t want = k == 2 ? bias : in;
+    if (g.values[op.inputs[k]].dtype != want) {
+      why = backend_kit::format("operand %u has dtype %u, the op reads dtype %u", k,
+                        static_cast<unsigned>(g.values[op.inputs[k]].dtype), static_cast<unsigned>(want));
+      return false;
+    }
+  }
+  if (g.values[op.output].dtype != out) {
+    why = backend_kit::format("its result has dtype %u, the op writes dtype %u",
+                      static_cast<unsigned>(g.values[op.output].dtype), static_cast<unsigned>(out));
+    return false;
+  }
+  return true;
+}
+
+/// out = the NumPy broadcast of a and b; false if they do not broadcast.
+bool broadcast_shape(const Value& a, const Value& b, Value& out) {
+  const uint32_t rank = a.rank > b.rank ? a.rank : b.rank;
+  out.rank = rank;
+  for (uint32_t i = 0; i < rank; ++i) {
+    const uint32_t da = i < a.rank ? a.dims[a.rank - 1 - i] : 1;
+    const uint32_t db = i < b.rank ? b.dims[b.rank - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    out.dims[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+/// One spatial output size of a convolution, or false if it is empty.
+bool conv_out(uint64_t in, uint64_t k, uint64_t stride, uint64_t pad, uint64_t dil, uint32_t& out) {
+  const uint64_t span = dil * (k - 1) + 1;
+  if (stride == 0 || in + 2 * pad < span) return false;
+  out = static_cast<uint32_t>((in + 2 * pad - span) / stride + 1);
+  return true;
+}
+
+}  // namespace
+
+bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& out, std::string& why) {
+  const Value& x = *in[0];
+  out.rank = x.rank;
+  for (uint32_t d = 0; d < x.rank; ++d) out.dims[d] = x.dims[d];
+  switch (op.code) {
+    case OpCode::kAdd: case OpCode::kSub: case OpCode::kMul: case OpCode::kQAdd:
+      if (!broadcast_shape(x, *in[1], out)) {
+        why = "the input shapes do not broadcast";
+        return false;
+      }
+      break;
+    case OpCode::kRelu: case OpCode::kQuantize: case OpCode::kDequantize: case OpCode::kQRelu:
+      break;
+    case OpCode::kLinear: case OpCode::kQLinear: {
+      const Value& w = *in[1];
+      if (x.rank < 1 || w.rank != 2 || x.dims[x.rank - 1] != w.dims[1]) {
+        why = "linear needs x[..., K] and weight[N, K]";
+        return false;
+      }
+      if (op.num_inputs == 3 && (in[2]->rank != 1 || in[2]->dims[0] != w.dims[0])) {
+        why = "linear bias must be [N]";
+        return false;
+      }
+      out.dims[out.rank - 1] = w.dims[0];
+      break;
+    }
+    case OpCode::kConv2d: case OpCode::kQConv2d: {
+      const Value& w = *in[1];
+      const int32_t* p = g.params.data() + op.param_offset;
+      const uint32_t groups = static_cast<uint32_t>(p[6]);
+      if (x.rank != 4 || w.rank != 4 || groups == 0 || w.dims[1] * groups != x.dims[1] ||
+          w.dims[0] % groups != 0) {
+        why = "conv2d needs x[N, C, H, W] and weight[O, C/groups, kh, kw] with O divisible by groups";
+        return false;
+      }
+      if (op.num_inputs == 3 && (in[2]->rank != 1 || in[2]->dims[0] != w.dims[0])) {
+        why = "conv2d bias must be [O]";
+        return false;
+      }
+      out.dims[1] = w.dims[0];
+      for (uint32_t s = 0; s < 2; ++s) {
+        if (!conv_out(x.dims[2 + s], w.dims[2 + s], static_cast<uint32_t>(p[s]),
+                      static_cast<uint32_t>(p[2 + s]), static_cast<uint32_t>(p[4 + s]), out.dims[2 + s])) {
+          why = "conv2d output would be empty (kernel larger than the padded input, or stride 0)";
+          return false;
+        }
+      }
+      break;
+    }
+  }
+  out.numel = 1;
+  for (uint32_t d = 0; d < out.rank; ++d) out.numel *= out.dims[d];
+  return true;
+}
+
+namespace {
+
+/// Words of Graph::params the op needs (per-channel ops: from the weight's first dimension).
+uint32_t expected_params(const Graph& g, const Op& op) {
+  switch (op.code) {
+    case OpCode::kConv2d: return kConvGeometryWords;
+    case OpCode::kQuantize: return kQuantizeWords;
+    case OpCode::kDequantize: return kDequantizeWords;
+    case OpCode::kQLinear: return kQLinearFixedWords + 2 * g.values[op.inputs[1]].dims[0];
+    case OpCode::kQConv2d: return kQConvFixedWords + 2 * g.values[op.inputs[1]].dims[0];
+    case OpCode::kQAdd: return kQAddWords;
+    case OpCode::kQRelu: return kQReluWords;
+    default: return 0;
+  }
+}
+
+float reinterpret_float(int32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+bool in_int8(int32_t v) { return v >= -128 && v <= 127; }
+bool valid_shift(int32_t s) { return s >= 1 && s <= 62; }
+
+/// The values of an op's parameters: zero points and clamps in int8, shifts
+/// in [1, 62], multipliers non-negative, conv geometry positive.
+bool check_params(const Graph& g, const Op& op, std::string& why) {
+  const int32_t* p = g.params.data() + op.param_offset;
+  const uint32_t n = op.param_count;
+  switch (op.code) {
+    case OpCode::kConv2d: case OpCode::kQConv2d:
+      for (uint32_t i = 0; i < kConvGeometryWords; ++i) {
+        const bool padding = i == 2 || i == 3;
+        if (p[i] < (padding ? 0 : 1) || p[i] > 65535) {
+          why = backend_kit::format("conv2d geometry word %u is %d", i, p[i]);
+          return false;
+        }
+      }
+      if (op.code == OpCode::kConv2d) return true;
+      p += kConvGeometryWords;
+      [[fallthrough]];
+    case OpCode::kQLinear: {
+      if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || p[2] > p[3]) {
+        why = "zero points and clamp bounds must be int8 with qmin <= qmax";
+        return false;
+      }
+      const uint32_t channels = (n - (op.code == OpCode::kQLinear ? kQLinearFixedWords : kQConvFixedWords)) / 2;
+      for (uint32_t c = 0; c < channels; ++c) {
+        if (p[4 + c] < 0 || !valid_shift(p[4 + channels + c])) {
+          why = backend_kit::format("channel %u has multiplier %d and shift %d (multiplier >= 0, shift 1 to 62)", c,
+                            p[4 + c], p[4 + channels + c]);
+          return false;
+        }
+      }
+      return true;
+    }
+    case OpCode::kQuantize:
+      if (!(reinterpret_float(p[0]) > 0.0f) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || p[2] > p[3]) {
+        why = "quantize needs a positive inverse scale, an int8 zero point and int8 qmin <= qmax";
+        return false;
+      }
+      return true;
+    case OpCode::kDequantize:
+      if (!(reinterpret_float(p[0]) > 0.0f) || !in_int8(p[1])) {
+        why = "dequantize needs a positive scale and an int8 zero point";
+        return false;
+      }
+      return true;
+    case OpCode::kQAdd:
+      if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || !in_int8(p[4]) || p[3] > p[4] ||
+          p[5] < 0 || p[6] < 0 || !valid_shift(p[7])) {
+        why = "quantized add needs int8 zero points and bounds, non-negative multipliers and a shift of 1 to 62";
+        return false;
+      }
+      return true;
+    case OpCode::kQRelu:
+      if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || p[2] > p[3] || p[4] < 0 ||
+          !valid_shift(p[5])) {
+        why = "quantized relu needs int8 zero points and bounds, a non-negative multiplier and a shift of 1 to 62";
+        return false;
+      }
+      return true;
+    default:
+      return true;
+  }
 }
 
 /// Reads the named-data table (format 1.2) from `c`, which stands at its
@@ -213,10 +355,12 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
 struct Layout {
   uint16_t minor = 0;
   bool has_named = false;
+  bool has_params = false;
   size_t header_size = 0;
   size_t op_record_size = 0;
   uint32_t num_values = 0, num_inputs = 0, num_outputs = 0, num_ops = 0, num_named = 0;
   uint32_t named_table_bytes = 0;
+  uint32_t num_params = 0;
   uint64_t constant_bytes = 0;
   uint64_t end_of_table = 0;  // where the named-data table ends
   uint64_t constants_start = 0;
@@ -227,8 +371,9 @@ struct Layout {
 bool read_layout(Reader& c, uint16_t minor, Layout& l, std::string& error) {
   l.minor = minor;
   l.has_named = minor >= kNamedDataMinor;
-  l.header_size = kPayloadHeaderSize + (l.has_named ? kNamedHeaderSize : 0);
-  l.op_record_size = minor >= kAlphaMinor ? kOpRecordSizeV1 : kOpRecordSizeV0;
+  l.has_params = minor >= kQuantMinor;
+  l.header_size = kPayloadHeaderSize + (l.has_named ? kNamedHeaderSize : 0) + (l.has_params ? kParamsHeaderSize : 0);
+  l.op_record_size = l.has_params ? kOpRecordSizeV3 : minor >= kAlphaMinor ? kOpRecordSizeV1 : kOpRecordSizeV0;
   if (!c.has(l.header_size)) {
     error = at(0, "truncated: %zu bytes, the payload header needs %zu", c.size(), l.header_size);
     return false;
@@ -240,15 +385,20 @@ bool read_layout(Reader& c, uint16_t minor, Layout& l, std::string& error) {
   l.constant_bytes = c.u64();
   l.num_named = l.has_named ? c.u32() : 0;
   l.named_table_bytes = l.has_named ? c.u32() : 0;
+  if (l.has_params) {
+    l.num_params = c.u32();
+    c.skip(4);  // reserved
+  }
   if (l.num_values > kMaxCount || l.num_inputs > kMaxCount || l.num_outputs > kMaxCount ||
-      l.num_ops > kMaxCount || l.num_named > kMaxCount) {
+      l.num_ops > kMaxCount || l.num_named > kMaxCount || l.num_params > kMaxCount) {
     error = at(0, "implausible counts (values %u, inputs %u, outputs %u, ops %u, named %u)", l.num_values,
                l.num_inputs, l.num_outputs, l.num_ops, l.num_named);
     return false;
   }
   // 64-bit arithmetic: each term is below 2^32 * 48, so no overflow.
   const uint64_t end_of_ops = l.header_size + static_cast<uint64_t>(l.num_values) * kValueRecordSize +
-      4ull * l.num_inputs + 4ull * l.num_outputs + static_cast<uint64_t>(l.num_ops) * l.op_record_size;
+      4ull * l.num_inputs + 4ull * l.num_outputs + static_cast<uint64_t>(l.num_ops) * l.op_record_size +
+      4ull * l.num_params;
   l.end_of_table = end_of_ops + l.named_table_bytes;
   l.constants_start = (l.end_of_table + kConstantAlignment - 1) & ~(kConstantAlignment - 1);
   const size_t size = c.size();
@@ -277,7 +427,7 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
     const uint8_t kind = c.u8();
     const uint8_t dtype = c.u8();
     v.rank = c.u8();
-    c.skip(1);  // reserved
+    const uint8_t mask = c.u8();  // reserved before format 1.3
     for (uint32_t d = 0; d < kMaxRank; ++d) v.dims[d] = c.u32();
     v.constant_offset = c.u64();
     c.skip(4);  // reserved
@@ -286,13 +436,28 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
       return false;
     }
     v.kind = static_cast<ValueKind>(kind);
-    if (dtype != kDtypeFloat32) {
-      error = at(rec + kValueDtypeAt, "value %u has dtype %u; only float32 (6) is supported", i, dtype);
+    const bool quantized_dtype = dtype == kDtypeInt8 || dtype == kDtypeInt32;
+    if (dtype != kDtypeFloat32 && !(l.has_params && quantized_dtype)) {
+      error = at(rec + kValueDtypeAt, "value %u has dtype %u; blob format 1.%u supports %s", i, dtype,
+                 static_cast<unsigned>(l.minor), l.has_params ? "float32 (6), int8 (1) and int32 (3)" : "only float32 (6)");
+      return false;
+    }
+    v.dtype = dtype;
+    if (v.kind == ValueKind::kNamed && dtype != kDtypeFloat32) {
+      error = at(rec + kValueDtypeAt, "named value %u has dtype %u; named data is float32", i, dtype);
       return false;
     }
     if (v.rank > kMaxRank) {
       error = at(rec + kValueRankAt, "value %u has rank %u, at most %u is supported", i, v.rank, kMaxRank);
       return false;
+    }
+    if (l.has_params) {
+      v.dynamic_mask = mask;
+      if ((v.rank < 8 && (mask >> v.rank) != 0) || (mask != 0 && v.kind != ValueKind::kActivation)) {
+        error = at(rec + kValueRankAt + 1, "value %u (rank %u, %s) has dynamic-dimension mask 0x%02x", i, v.rank,
+                   v.kind == ValueKind::kActivation ? "activation" : "constant", mask);
+        return false;
+      }
     }
     v.numel = 1;
     for (uint32_t d = 0; d < v.rank; ++d) {
@@ -302,13 +467,14 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
         return false;
       }
     }
+    const uint64_t nbytes = v.numel * dtype_size(v.dtype);
     if (v.kind == ValueKind::kConstant &&
         (v.constant_offset % kFloatBytes != 0 || v.constant_offset > l.constant_bytes ||
-         v.numel * kFloatBytes > l.constant_bytes - v.constant_offset)) {
+         nbytes > l.constant_bytes - v.constant_offset)) {
       error = at(rec + kValueConstantOffsetAt, "constant value %u [offset %llu, %llu bytes] lies "
                  "outside the %llu-byte constant section", i,
                  static_cast<unsigned long long>(v.constant_offset),
-                 static_cast<unsigned long long>(v.numel * kFloatBytes),
+                 static_cast<unsigned long long>(nbytes),
                  static_cast<unsigned long long>(l.constant_bytes));
       return false;
     }
@@ -345,7 +511,8 @@ bool read_graph_io(Reader& c, Layout& l, Graph& g, std::vector<uint8_t>& defined
 
 /// Step 4: the op records, in execution order, each reading defined values
 /// and writing a new one of a consistent shape.
-bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& defined, std::string& error) {
+bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& defined, std::vector<size_t>& ops_at,
+              std::string& error) {
   g.ops.resize(l.num_ops);
   for (uint32_t i = 0; i < l.num_ops; ++i) {
     const size_t rec = c.pos();
@@ -356,8 +523,14 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
     op.output = c.u32();
     for (uint32_t k = 0; k < kOpMaxInputs; ++k) op.inputs[k] = c.u32();
     op.alpha = l.minor >= kAlphaMinor ? c.f32() : 1.0f;
-    if (code < 1 || code > kMaxOpcode) {
-      error = at(rec, "op %u has unknown opcode %u", i, code);
+    if (l.has_params) {
+      op.param_offset = c.u32();
+      op.param_count = c.u32();
+    }
+    const uint8_t max_opcode = l.has_params ? kMaxOpcodeV3 : kMaxOpcodeV0;
+    if (code < 1 || code > max_opcode) {
+      error = at(rec, "op %u has unknown opcode %u (blob format 1.%u has opcodes 1 to %u)", i, code,
+                 static_cast<unsigned>(l.minor), static_cast<unsigned>(max_opcode));
       return false;
     }
     op.code = static_cast<OpCode>(code);
@@ -378,15 +551,54 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
       return false;
     }
     std::string why;
-    if (!check_op_shapes(g, op, why)) {
+    if (!check_op_dtypes(g, op, why)) {
       error = at(rec, "op %u (opcode %u): %s", i, code, why.c_str());
       return false;
     }
+    const uint32_t want = expected_params(g, op);
+    if (op.param_count != want || op.param_offset > l.num_params || want > l.num_params - op.param_offset) {
+      error = at(rec, "op %u (opcode %u) has parameter words [%u, +%u) of %u; it takes %u", i, code,
+                 op.param_offset, op.param_count, l.num_params, want);
+      return false;
+    }
+    ops_at.push_back(rec);
     defined[op.output] = 1;
   }
   for (uint32_t i = 0; i < l.num_outputs; ++i) {
     if (!defined[g.outputs[i]]) {
       error = at(l.outputs_at + 4 * i, "graph output %u (value %u) is never computed", i, g.outputs[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Step 5 (format 1.3): the parameter words, then each op's parameters and
+/// the shape it computes from its operands' shapes (bounds, for dynamic
+/// dimensions), which must be the shape its result declares.
+bool read_params_and_check_ops(Reader& c, const Layout& l, Graph& g, const std::vector<size_t>& ops_at,
+                               std::string& error) {
+  const size_t params_at = c.pos();
+  g.params.resize(l.num_params);
+  for (uint32_t i = 0; i < l.num_params; ++i) g.params[i] = static_cast<int32_t>(c.u32());
+  for (uint32_t i = 0; i < l.num_ops; ++i) {
+    const Op& op = g.ops[i];
+    std::string why;
+    if (!check_params(g, op, why)) {
+      error = at(params_at + 4 * static_cast<size_t>(op.param_offset), "op %u (opcode %u): %s", i,
+                 static_cast<unsigned>(op.code), why.c_str());
+      return false;
+    }
+    const Value* in[kOpMaxInputs] = {};
+    for (uint32_t k = 0; k < op.num_inputs; ++k) in[k] = &g.values[op.inputs[k]];
+    Value inferred;
+    if (!infer_shape(g, op, in, inferred, why)) {
+      error = at(ops_at[i], "op %u (opcode %u): %s", i, static_cast<unsigned>(op.code), why.c_str());
+      return false;
+    }
+    if (!same_shape(inferred, g.values[op.output])) {
+      error = at(ops_at[i], "op %u (opcode %u): its result declares a shape other than the one its operands give",
+                 i, static_cast<unsigned>(op.code));
       return false;
     }
   }
@@ -426,8 +638,10 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor, Graph& g, 
   for (uint32_t i = 0; i < l.num_values; ++i) {
     defined[i] = g.values[i].kind != ValueKind::kActivation;
   }
-  if (!read_graph_io(c, l, g, defined, error) || !read_ops(c, l, g, defined, error)) return false;
-  // Step 5: the named-data table (format 1.2).
+  std::vector<size_t> ops_at;
+  if (!read_graph_io(c, l, g, defined, error) || !read_ops(c, l, g, defined, ops_at, error)) return false;
+  if (!read_params_and_check_ops(c, l, g, ops_at, error)) return false;
+  // Step 5b: the named-data table (format 1.2).
   if (!parse_named_table(c, l.end_of_table, l.num_named, g, error)) return false;
   if (!check_named_values(l, g, error)) return false;
   // Step 7: copy the constants out of the blob.

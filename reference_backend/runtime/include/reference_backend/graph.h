@@ -1,9 +1,12 @@
 /*
- * The payload that follows the blob header: a static-shape float32 graph.
- * Layout in docs/blob-header.md ("Payload, blob format 1.x") and, for the
- * named-data table of format 1.2, docs/named-data.md. Parsing validates
- * everything execution relies on, so execute() needs no checks beyond
- * matching the caller's tensors against the declared shapes.
+ * The payload that follows the blob header: a graph of float32 and (from
+ * format 1.3) int8/int32 values, with static shapes or (1.3) dimensions
+ * bounded above. Layout in docs/blob-header.md ("Payload, blob format 1.x");
+ * the named-data table of format 1.2 in docs/named-data.md; the quantized
+ * ops, conv2d and dynamic dimensions of 1.3 in docs/quantization.md. Parsing
+ * validates everything execution relies on, so execute() needs no checks
+ * beyond matching the caller's tensors against the declared shapes (or
+ * bounds).
  */
 #pragma once
 
@@ -16,6 +19,13 @@ namespace reference_backend {
 
 constexpr uint32_t kMaxRank = 8;
 constexpr uint8_t kDtypeFloat32 = 6;  // the value of ScalarType::Float
+constexpr uint8_t kDtypeInt8 = 1;  // ScalarType::Char (format 1.3)
+constexpr uint8_t kDtypeInt32 = 3;  // ScalarType::Int (format 1.3)
+
+/// Bytes of one element of `dtype` (0 for an unknown dtype).
+inline uint32_t dtype_size(uint8_t dtype) {
+  return dtype == kDtypeFloat32 || dtype == kDtypeInt32 ? 4 : dtype == kDtypeInt8 ? 1 : 0;
+}
 
 enum class OpCode : uint8_t {
   kAdd = 1,
@@ -23,7 +33,26 @@ enum class OpCode : uint8_t {
   kMul = 3,
   kRelu = 4,
   kLinear = 5,
+  // Format 1.3. Parameters (conv geometry, zero points, fixed-point
+  // multipliers) are in the op's words of Graph::params; docs/quantization.md.
+  kConv2d = 6,  // float32 NCHW: x, weight [O, C/groups, kh, kw], optional bias [O]
+  kQuantize = 7,  // float32 -> int8: 1 / scale (f32 bits), zero point, qmin, qmax
+  kDequantize = 8,  // int8 -> float32: scale (f32 bits), zero point
+  kQLinear = 9,  // int8 x, int8 weight [N, K], optional int32 bias [N] -> int8
+  kQConv2d = 10,  // int8 x, int8 weight, optional int32 bias -> int8
+  kQAdd = 11,  // int8 + int8 -> int8 (same shape or broadcast)
+  kQRelu = 12,  // int8 -> int8
 };
+
+/// Words of Graph::params each op of format 1.3 takes (per-channel ops add
+/// two words per output channel: multipliers, then shifts).
+constexpr uint32_t kConvGeometryWords = 7;  // stride h, w; padding h, w; dilation h, w; groups
+constexpr uint32_t kQuantizeWords = 4;
+constexpr uint32_t kDequantizeWords = 2;
+constexpr uint32_t kQLinearFixedWords = 4;  // zp x, zp out, qmin, qmax (+ N multipliers, N shifts)
+constexpr uint32_t kQConvFixedWords = kConvGeometryWords + 4;  // (+ O multipliers, O shifts)
+constexpr uint32_t kQAddWords = 8;  // zp a, zp b, zp out, qmin, qmax, multiplier a, multiplier b, shift
+constexpr uint32_t kQReluWords = 6;  // zp x, zp out, qmin, qmax, multiplier, shift
 
 /// Longest key or file name in the named-data table.
 constexpr uint32_t kMaxNameBytes = 255;
@@ -36,8 +65,12 @@ enum class ValueKind : uint8_t {
 
 struct Value {
   ValueKind kind = ValueKind::kActivation;
+  uint8_t dtype = kDtypeFloat32;
   uint32_t rank = 0;
+  /// The size of each dimension; for a dynamic dimension its upper bound.
   uint32_t dims[kMaxRank] = {};
+  /// Bit d set: dimension d is dynamic, any size up to dims[d] (format 1.3).
+  uint8_t dynamic_mask = 0;
   uint64_t numel = 1;
   /// kConstant: byte offset into Graph::constants;
   /// kNamed: index into Graph::named (and Graph::named_data).
@@ -58,6 +91,8 @@ struct Op {
   uint32_t inputs[3] = {};
   uint32_t output = 0;
   float alpha = 1.0f;  // add / sub: out = a + alpha * b (format 1.1; 1.0 implies 1)
+  uint32_t param_offset = 0;  // format 1.3: first word of the op's parameters in Graph::params
+  uint32_t param_count = 0;
 };
 
 struct Graph {
@@ -65,7 +100,11 @@ struct Graph {
   std::vector<uint32_t> inputs;
   std::vector<uint32_t> outputs;
   std::vector<Op> ops;
-  std::vector<float> constants;  // copied out of the blob, 4-byte aligned
+  /// The constant section copied out of the blob (float32, int8 and int32
+  /// data at the offsets the values give), 4-byte aligned.
+  std::vector<float> constants;
+  /// Format 1.3: 32-bit parameter words of the ops (Op::param_offset).
+  std::vector<int32_t> params;
   std::vector<NamedDataRef> named;  // format 1.2; empty before
   /// named_data[i]: where the data of named[i] is, 4-byte aligned. Not set by
   /// parse_graph: the caller resolves each key (the backend's init reads the
@@ -78,5 +117,11 @@ struct Graph {
 /// byte offset in the payload.
 bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
                  Graph& graph, std::string& error);
+
+/// The shape `op` of `graph` computes from the shapes `inputs[k]` of its
+/// operands (sets out.rank, out.dims, out.numel). False, with `why`, when the
+/// operands do not fit the op. Used by parse_graph on the declared shapes
+/// (bounds) and by Executor::prepare on the sizes of each call.
+bool infer_shape(const Graph& graph, const Op& op, const Value* const* inputs, Value& out, std::string& why);
 
 }  // namespace reference_backend

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import struct
 
+import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
 from reference_backend.backend import build_blob, build_result
+from reference_backend.ops import op_name
+from reference_backend.passes import fold_quantized
 from backend_kit.header import Header, decode, encode, payload_of
 
 
@@ -78,3 +82,68 @@ class ProcessDependentBackend(BackendDetails):
         header = decode(blob)
         payload = bytes(payload_of(blob)) + struct.pack("<q", hash("executorch-conformance"))
         return PreprocessResult(processed_bytes=encode(_fields(header), payload))
+
+
+#: Index of the output zero point in the arguments of each quantized op of reference_backend.quantized_ops.
+_OUT_ZERO_ARG = {
+    "reference_backend::qlinear": 6,
+    "reference_backend::qconv2d": 10,
+    "reference_backend::qadd": 4,
+    "reference_backend::qrelu": 2,
+}
+
+
+class RequantOffByOneBackend(BackendDetails):
+    """Requantizes one step off: after the reference fold (reference_backend.passes), every quantized
+    op's output zero point is written one higher than the one its output is read with, so each int8
+    result is one quantization step too high, and the error grows along a chain of quantized ops. Its
+    runtime is the reference runtime under this id (runtime/CMakeLists.txt)."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        program = fold_quantized(copy.deepcopy(edge_program))
+        for node in program.graph.nodes:
+            index = _OUT_ZERO_ARG.get(op_name(node.target) or "")
+            if index is not None:
+                args = list(node.args)
+                args[index] += 1
+                node.args = tuple(args)
+        return build_result(program, compile_specs, "RequantOffByOneBackend")
+
+
+#: The opcode GreedyBackend writes for sigmoid: one past the last the reference runtime has (12).
+STOLEN_OPCODE = 13
+
+
+class GreedyBackend(BackendDetails):
+    """Writes the sigmoid its partitioner claims (descriptors.STEALS_FROM_XNNPACK) as opcode 13, which
+    its runtime, the reference runtime under this id, does not have: the blob is refused at load."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        program = copy.deepcopy(edge_program)
+        ops = [n for n in program.graph.nodes if n.op == "call_function"]
+        stolen = [i for i, n in enumerate(ops) if op_name(n.target) == "aten::sigmoid"]
+        for i in stolen:  # serialized as relu (same operands and shape), then given the unknown opcode
+            ops[i].target = torch.ops.aten.relu.default
+        blob = build_blob(program, compile_specs, "GreedyBackend")
+        header = decode(blob)
+        if header.blob_format != (1, 3):
+            raise ValueError(f"GreedyBackend writes blob format 1.3 only, not {header.blob_format}")
+        payload = bytearray(payload_of(blob))
+        values, inputs, outputs, _, _ = struct.unpack_from("<IIIIQ", payload, 0)
+        # 1.3 layout (docs/blob-header.md): 40-byte counts, 48-byte values, u32 ids, 32-byte op records.
+        ops_at = 40 + 48 * values + 4 * (inputs + outputs)
+        for i in stolen:
+            payload[ops_at + 32 * i] = STOLEN_OPCODE
+        return PreprocessResult(processed_bytes=encode(_fields(header), bytes(payload)))
+
+
+class CrashesAboveBoundBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/crashes_above_bound_backend.cpp) trusts the sizes it is
+    given and dies with SIGSEGV on an input dimension above its bound, and otherwise runs the reference
+    runtime built in under the id written into the header."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "CrashesAboveBoundInner")

@@ -35,6 +35,10 @@ def runtime_loader(library: str):
     return load
 
 
+#: The capabilities whose samples a variant with its own sample_models does not have.
+WITHOUT_NEW_CAPABILITIES = dict(quantized=None, dynamic_shapes=None, composition=None)
+
+
 def variant(backend_id: str, partitioner=None, **changes) -> BackendDescriptor:
     cls = partitioner or partitioner_for(backend_id)
     fields = dict(backend_id=backend_id, make_partitioners=lambda: [cls()], load_runtime=None,
@@ -104,6 +108,7 @@ MISBEHAVING = variant(
             _MisbehavingPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
         ],
     ),
+    **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libmisbehaving_backend.so"),
 )
 
@@ -147,7 +152,7 @@ class _LinearClamp(torch.nn.Module):
 PRE_DECOMPOSITION = variant(
     "ReferenceBackend", partitioner=_ClampToRelu, named_data=None,
     sample_models=(SampleModel("linear_clamp", lambda: (_LinearClamp(), (torch.randn(2, 8),))),),
-    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries, **WITHOUT_NEW_CAPABILITIES,
 )
 
 
@@ -164,6 +169,7 @@ def _bad_make():
 
 BAD_SAMPLE = dataclasses.replace(
     REFERENCE, named_data=None, sample_models=(*REFERENCE.sample_models[:1], SampleModel("broken", _bad_make)),
+    **WITHOUT_NEW_CAPABILITIES,
 )
 
 
@@ -187,4 +193,51 @@ SINGLE_MODULE_PRIVATE_IMPORT = dataclasses.replace(REFERENCE, python_package="si
 # into a build environment that is not this one.
 FOREIGN_RUNPATH = dataclasses.replace(
     REFERENCE, runtime_libraries=lambda: [Path(os.environ["FOREIGN_RUNPATH_LIBRARY"])]
+)
+
+# --------------------------------------------------------------------------- quantized, dynamic, composition
+
+
+class _KeepsQdqOnCpu(OperatorSupportBase):
+    """Refuses every quantize/dequantize node: the float operators between them are still claimed."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith("quantized_decomposed::")
+
+
+class _LeavesDequantizePartitioner(ReferencePartitioner):
+    def operator_support(self):
+        return _KeepsQdqOnCpu()
+
+
+# The quantized sample is delegated as float operators: its dequantize nodes (and quantize) stay on CPU
+# and the delegate receives floats (C-QNT-2).
+LEAVES_DEQUANTIZE = variant(
+    "ReferenceBackend", partitioner=_LeavesDequantizePartitioner,
+    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+)
+
+# Every quantized op's output zero point is one higher than it should be (backends.RequantOffByOneBackend).
+REQUANT_OFF_BY_ONE = variant("RequantOffByOneBackend", **_broken_library("librequant_off_by_one_backend.so"))
+
+# The runtime dies with SIGSEGV on an input dimension above its bound (runtime/crashes_above_bound_backend.cpp).
+CRASHES_ABOVE_BOUND = variant(
+    "CrashesAboveBoundBackend", version="0.1.0", **_broken_library("libcrashes_above_bound_backend.so"),
+)
+
+
+class _StealsSigmoid(OperatorSupportBase):
+    """Also claims sigmoid, which XNNPACK would take and the runtime cannot execute."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None or op_name(node.target) == "aten::sigmoid"
+
+
+# The sigmoid of the composition sample goes to GreedyBackend, which writes it as an opcode its runtime
+# does not have (backends.GreedyBackend): XNNPACK is left nothing and the program does not load.
+STEALS_FROM_XNNPACK = variant(
+    "GreedyBackend",
+    partitioner=type("GreedyPartitioner", (ReferencePartitioner,),
+                     {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsSigmoid()}),
+    **_broken_library("libgreedy_backend.so"),
 )

@@ -2,6 +2,7 @@
 // its version, so the conformance check RT-5 must catch it. With
 // LENIENT_MINOR_ONLY set it refuses a blob of another header format or blob
 // format major, as it should, but runs a newer minor it cannot know.
+#include <reference_backend/bind.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/versions.h>
 
@@ -48,14 +49,11 @@ class LenientBackend final : public BackendInterface {
 
   Error execute(BackendExecutionContext&, DelegateHandle* handle,
                 Span<EValue*> args) const override {
-    auto* exec = static_cast<Executor*>(handle);
-    const size_t ni = exec->graph().inputs.size();
-    std::vector<const float*> in(ni);
-    std::vector<float*> out(args.size() - ni);
-    for (size_t i = 0; i < ni; ++i) in[i] = args[i]->toTensor().const_data_ptr<float>();
-    for (size_t i = ni; i < args.size(); ++i) out[i - ni] = args[i]->toTensor().mutable_data_ptr<float>();
-    exec->run(in.data(), out.data());
-    return Error::Ok;
+    // Runs as the reference runtime does (argument checks, output resizing).
+    auto& exec = *static_cast<Executor*>(handle);
+    std::vector<const void*> in(exec.graph().inputs.size());
+    std::vector<void*> out(exec.graph().outputs.size());
+    return reference_backend::bind_and_run(exec, args, in, out);
   }
 
   void destroy(DelegateHandle* handle) const override {

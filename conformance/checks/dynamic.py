@@ -1,0 +1,65 @@
+"""Dynamic-shape checks (C-DYN-1..2): a sample exported with dimensions bounded
+above (torch.export.Dim(..., max=...)) runs at several sizes, and a size
+above a bound is refused. They apply to backends whose descriptor declares
+``dynamic_shapes`` (``conformance.descriptor.DynamicShapesSupport``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.context import Context
+from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.probes import assert_outputs_close
+from conformance.registry import check
+from conformance.vendor_worker import unpack
+
+TASK = "conformance.capability_tasks:dynamic_flow"
+
+
+def _flow(ctx: Context) -> dict[str, Any]:
+    support = ctx.descriptor.dynamic_shapes
+    if support is None:
+        raise NotApplicable("the descriptor declares no dynamic shapes (dynamic_shapes is None)")
+    return ctx._shared(("dynamic_shapes",), lambda: ctx._call(
+        TASK, support.sample, what=f"export with dynamic shapes and lowering of sample model {support.sample!r}"))
+
+
+@check("DYN-1", "C-DYN-1", "a program with bounded dynamic dimensions runs at sizes 1, between and at the bounds",
+       applies_if="dynamic_shapes")
+def runs_within_bounds(ctx: Context) -> str:
+    flow = _flow(ctx)
+    name = ctx.descriptor.dynamic_shapes.sample
+    model = ctx.descriptor.sample(name)
+    ran = []
+    for case in flow["cases"]:
+        if not case["within"]:
+            continue
+        label = f"sample {name!r} with {case['label']} (input shapes {case['shapes']})"
+        actual = ctx.execute(flow["pte"], unpack(case["inputs"]), label)
+        assert_outputs_close(label, actual, unpack(case["expected"]), model.rtol, model.atol)
+        ran.append(str(case["shapes"]))
+    return f"bounds {flow['bounds']}; ran input shapes {', '.join(ran)}"
+
+
+@check("DYN-2", "C-DYN-2", "a size above a bound is refused with an error, never a crash or an output",
+       applies_if="dynamic_shapes")
+def refuses_above_bound(ctx: Context) -> str:
+    flow = _flow(ctx)
+    name = ctx.descriptor.dynamic_shapes.sample
+    notes = []
+    for case in flow["cases"]:
+        if case["within"]:
+            continue
+        label = f"sample {name!r} with {case['label']} (input shapes {case['shapes']})"
+        error, outputs, log = ctx.try_load(flow["pte"], label, inputs=unpack(case["inputs"]))
+        if error is None:
+            raise CheckFailed(
+                f"{label}: the runtime accepted a size above the bound and returned {outputs} output(s); it must "
+                f"refuse it with an error (bounds {flow['bounds']})"
+            )
+        lines = [line.strip() for line in log.splitlines() if line.strip() and "step]" not in line]
+        own = [line for line in lines if f"{ctx.descriptor.backend_id}:" in line]
+        where = f"the backend logged: {own[-1]}" if own else f"last log line: {lines[-1]}" if lines else "no log line"
+        notes.append(f"{case['label']}: refused ({error}; {where[:200]})")
+    return "; ".join(notes)
