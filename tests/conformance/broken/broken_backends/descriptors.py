@@ -85,7 +85,7 @@ ACCEPTS_INCOMPATIBLE = variant(
 )
 
 # Not broken: the reference backend without the optional named-data capability.
-NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None)
+NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None, quantized=None, dynamic_shapes=None, composition=None)
 
 
 def _broken_library(name: str) -> dict:
