@@ -56,13 +56,15 @@ def venv_executorch_version(venv: Path) -> str | None:
 
 
 def ensure_venv(venv: Path) -> None:
-    if (venv_executorch_version(venv) or "").startswith(OLD_RELEASE):
-        return
-    py = shutil.which("python3.11") or sys.executable
-    run([py, "-m", "venv", str(venv)])
     pip = [str(venv / "bin/python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    run(pip + ["torch==2.13.0"])
-    run(pip + ["torch==2.13.0", f"executorch=={OLD_RELEASE}"])
+    if not (venv_executorch_version(venv) or "").startswith(OLD_RELEASE):
+        py = shutil.which("python3.11") or sys.executable
+        run([py, "-m", "venv", str(venv)])
+        run(pip + ["torch==2.13.0"])
+        run(pip + ["torch==2.13.0", f"executorch=={OLD_RELEASE}"])
+    # The contract kit, which the reference backend's Python side imports from the source tree, checks
+    # header format 2 with CRC-32C from the crc32c package.
+    run(pip + ["crc32c>=2.7"])
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:

@@ -11,24 +11,11 @@ is delegated. ``kept_whole`` operators reach the partitioner only when its
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from typing import Callable
 
-from conformance.operators.spec import Case
+from conformance.operators.spec import Case, Operator  # noqa: F401  (Operator re-exported)
 
 
-@dataclasses.dataclass(frozen=True)
-class Operator:
-    op: str
-    family: str
-    dtypes: tuple[str, ...]
-    cases: Callable[[str], list[Case]] = dataclasses.field(repr=False, compare=False)
-    #: decomposed by to_edge; every node it becomes must land in the delegate
-    composite: bool = False
-    #: reaches the partitioner only if ops_to_not_decompose keeps it
-    kept_whole: bool = False
-    note: str = ""
 
 
 def normalize(name: str) -> str:

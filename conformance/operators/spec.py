@@ -269,3 +269,18 @@ def with_constants(fn: Callable, inputs: Sequence[Input]) -> Callable[[list[Any]
         return Fn(fn, constants)
 
     return build
+
+
+@dataclasses.dataclass(frozen=True)
+class Operator:
+    """One operator of the corpus: its schema name, family, dtypes and case generator (one per table)."""
+
+    op: str
+    family: str
+    dtypes: tuple[str, ...]
+    cases: Callable[[str], list[Case]] = dataclasses.field(repr=False, compare=False)
+    #: decomposed by to_edge; every node it becomes must land in the delegate
+    composite: bool = False
+    #: reaches the partitioner only if ops_to_not_decompose keeps it
+    kept_whole: bool = False
+    note: str = ""

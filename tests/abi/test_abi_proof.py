@@ -23,7 +23,7 @@ REFERENCE_LIB = (
     Path(sysconfig.get_paths()["purelib"]) / "reference_backend/lib/libreference_backend_runtime.so"
 )
 MAKE_VENV = (
-    f"python3.11 -m venv {VENV_150} && {VENV_150}/bin/pip install torch==2.13.0 executorch==1.5.0 "
+    f"python3.11 -m venv {VENV_150} && {VENV_150}/bin/pip install torch==2.13.0 executorch==1.5.0 crc32c "
     f"(or: python -m abi_checks.tools.prove_table, which also builds and runs the proof)"
 )
 

@@ -14,7 +14,7 @@ import pytest
 from suite_runner import results_by_id, run_suite
 
 SELECTED = "RT,NDATA-3"
-TIMEOUT_S = 5
+TIMEOUT_S = 15  # the hang cases wait this long for each hanging check
 LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"
 
 # MISBEHAVE -> {check: (outcome, pattern of its reason)}; every other selected check passes.
@@ -25,9 +25,9 @@ CASES = {
                      for c in ("RT-3", "RT-4", "NDATA-3")},
     "execute:abort": {c: ("crashed", r"crashed with SIGABRT in execute of .*" + LOGGED.format(where="execute", how="abort"))
                       for c in ("RT-3", "RT-4", "NDATA-3")},
-    "init:hang": {c: ("timed_out", rf"timed out after {TIMEOUT_S} s in load of .*" + LOGGED.format(where="init", how="hang"))
+    "init:hang": {c: ("timed_out", r"timed out after [\d.]+ s in load of .*" + LOGGED.format(where="init", how="hang"))
                   for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")},
-    "execute:hang": {c: ("timed_out", rf"timed out after {TIMEOUT_S} s in execute of .*" +
+    "execute:hang": {c: ("timed_out", r"timed out after [\d.]+ s in execute of .*" +
                          LOGGED.format(where="execute", how="hang")) for c in ("RT-3", "RT-4", "NDATA-3")},
 }
 SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3"]
@@ -51,7 +51,7 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
             assert result["outcome"] == outcome, result
             assert re.search(pattern, result["reason"]), result["reason"]
             if outcome == "timed_out":  # the check ends within its timeout plus the restart of the process
-                assert result["duration_s"] < TIMEOUT_S + 20, result
+                assert result["duration_s"] < TIMEOUT_S + 30, result
         else:
             assert result["outcome"] == "passed", result
     assert code == 1, output
@@ -60,7 +60,7 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
     badge = json.loads((tmp_path / "badge.json").read_text())
     assert badge["message"].startswith("not conformant"), badge
     # Bounded: the faulty checks' timeouts, process restarts and the rest of the run.
-    assert elapsed < 240, elapsed
+    assert elapsed < 420, elapsed
 
 
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):

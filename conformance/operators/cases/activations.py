@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as nnf
 
-from conformance.operators.corpus import Operator
+from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed, unary
 from conformance.operators.spec import (
     COMPOSITE, EXACT, FLOATS, NUMERIC, ROUNDED, TRANSCENDENTAL, Tolerance,

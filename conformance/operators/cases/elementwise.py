@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from conformance.operators.corpus import Operator
+from conformance.operators.spec import Operator
 from conformance.operators.generators import binary, unary
 from conformance.operators.spec import (
     ALL, EXACT, FLOATS, NUMERIC, ROUNDED, TRANSCENDENTAL, Tolerance,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as nnf
 
-from conformance.operators.corpus import Operator
+from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed
 from conformance.operators.spec import ACCUMULATE, FLOATS
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from conformance.operators.corpus import Operator
+from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed
 from conformance.operators.spec import ALL, EXACT
 

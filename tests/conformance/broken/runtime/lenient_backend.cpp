@@ -30,7 +30,8 @@ class LenientBackend final : public BackendInterface {
       return Error::InvalidProgram;
     }
     if (j.verdict == reference_backend::Verdict::kIncompatible && std::getenv("LENIENT_MINOR_ONLY") != nullptr &&
-        (j.header.header_format_version != 1 ||
+        (j.header.header_format_version == 0 ||
+         j.header.header_format_version > backend_kit::kHeaderFormatVersion ||
          j.header.blob_format_major != reference_backend::runtime_versions().blob_format_major)) {
       ET_LOG(Error, "%s", j.message.c_str());
       return Error::DelegateInvalidCompatibility;
