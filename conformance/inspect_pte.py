@@ -9,6 +9,7 @@ from pathlib import Path
 from conformance.blob_header import HeaderError, read_header
 from conformance.fdcapture import capture_stderr
 from conformance.pte import describe, read_pte
+from conformance.vendor_process import signal_name
 
 
 #: How long one method may take to load in the child process.
@@ -113,15 +114,6 @@ def _child_load(specs: list[str], pte: bytes, method: str, log_path: str) -> str
             os.close(saved)
 
 
-def _signal_name(exitcode: int | None) -> str:
-    import signal
-
-    if exitcode is not None and exitcode < 0:
-        try:
-            return signal.Signals(-exitcode).name
-        except ValueError:
-            return f"signal {-exitcode}"
-    return f"exit code {exitcode}"
 
 
 def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list[str] = (),
@@ -143,7 +135,7 @@ def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list
         try:
             lines = pool.schedule(_child_registered, args=(specs, list(backend_ids))).result()
         except pebble.ProcessExpired as exc:
-            return [f"the runtime crashed with {_signal_name(exc.exitcode)} while loading the backends"]
+            return [f"the runtime crashed with {signal_name(exc.exitcode)} while loading the backends"]
         if any(line.startswith("no ExecuTorch runtime importable") for line in lines):
             return lines
         with tempfile.TemporaryDirectory(prefix="inspect-") as scratch:
@@ -154,7 +146,7 @@ def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list
                 try:
                     error = future.result()
                 except pebble.ProcessExpired as exc:
-                    error = f"ExecuTorch's loader crashed with {_signal_name(exc.exitcode)} loading method {name!r}"
+                    error = f"ExecuTorch's loader crashed with {signal_name(exc.exitcode)} loading method {name!r}"
                 except concurrent.futures.TimeoutError:
                     error = f"ExecuTorch's loader did not finish loading method {name!r} within {timeout:g} s"
                 log = log_path.read_bytes().decode("utf-8", "replace")

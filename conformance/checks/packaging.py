@@ -274,15 +274,21 @@ def runpath_problems(library: Path, roots: list[Path]) -> list[str]:
     return problems
 
 
+def _existing_runtime_libraries(ctx: Context) -> list[Path]:
+    """The descriptor's runtime libraries; CheckFailed naming any that does not exist."""
+    libraries = _runtime_libraries(ctx)
+    missing = [str(p) for p in libraries if not p.is_file()]
+    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
+    return libraries
+
+
 @check("PKG-5", "C-PKG-5", "the runtime libraries' RPATH and RUNPATH stay inside the installed environment")
 def runpath_inside_environment(ctx: Context) -> str | None:
     from conformance.library_paths import environment_roots
 
-    libraries = _runtime_libraries(ctx)
+    libraries = _existing_runtime_libraries(ctx)
     if not libraries:
         return "the descriptor names no runtime library, so there is no RUNPATH to check"
-    missing = [str(p) for p in libraries if not p.is_file()]
-    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
     roots = environment_roots()
     problems = [line for lib in libraries for line in runpath_problems(lib, roots)]
     ensure(not problems, "; ".join(problems) + f": {_RUNPATH_FIX}")
@@ -311,11 +317,9 @@ def needed_problems(library: Path, roots: list[Path]) -> list[str]:
 def needed_resolve_inside(ctx: Context) -> str | None:
     from conformance.library_paths import environment_roots
 
-    libraries = _runtime_libraries(ctx)
+    libraries = _existing_runtime_libraries(ctx)
     if not libraries:
         return "the descriptor names no runtime library, so there is no NEEDED entry to check"
-    missing = [str(p) for p in libraries if not p.is_file()]
-    ensure(not missing, f"runtime_libraries() names {', '.join(missing)}, which does not exist")
     roots = environment_roots()
     problems = [line for lib in libraries for line in needed_problems(lib, roots)]
     ensure(not problems, "; ".join(problems))

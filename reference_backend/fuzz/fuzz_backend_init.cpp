@@ -33,7 +33,7 @@ void repair_checksum(std::vector<uint8_t>& blob) {
       payload_size > blob.size() - header_length) {
     return;
   }
-  const uint32_t crc = reference_backend::blob_checksum(blob.data(), header_length, payload_size);
+  const uint32_t crc = backend_kit::blob_checksum(blob.data(), header_length, payload_size);
   for (int i = 0; i < 4; ++i) blob[32 + i] = static_cast<uint8_t>(crc >> (8 * i));
 }
 

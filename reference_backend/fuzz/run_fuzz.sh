@@ -8,10 +8,13 @@ cd "$(dirname "$0")/../.."
 RUNS=${1:-1000000}
 BUILD=build/fuzz
 SITE=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-PATH="$PWD/.venv/bin:$PATH" cmake -S reference_backend/fuzz -B "$BUILD" -G Ninja \
+mkdir -p "$BUILD"
+# Configure and build quietly, but show the log when either fails.
+quiet() { "$@" >"$BUILD/build.log" 2>&1 || { echo "fuzz build failed: $*"; tail -40 "$BUILD/build.log"; exit 1; }; }
+PATH="$PWD/.venv/bin:$PATH" quiet cmake -S reference_backend/fuzz -B "$BUILD" -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$SITE/executorch" >/dev/null
-PATH="$PWD/.venv/bin:$PATH" cmake --build "$BUILD" >/dev/null
+  -DCMAKE_PREFIX_PATH="$SITE/executorch"
+PATH="$PWD/.venv/bin:$PATH" quiet cmake --build "$BUILD"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for target in fuzz_blob_header fuzz_backend_init; do
