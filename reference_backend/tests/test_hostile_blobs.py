@@ -25,8 +25,11 @@ from models import MLP
 from reference_backend.compile_specs import CompileSpec, memory_limit_spec, named_data_specs
 from reference_backend.pte_blobs import delegate_blobs
 
-#: Payload layout of blob format 1.2 (docs/blob-header.md): the value records start at 32.
-VALUES_AT = 32
+#: Payload layout of blob format 1.3, the one written today (docs/blob-header.md): a 24-byte payload
+#: header, the named-data and parameter headers (8 bytes each), then the value records. The
+#: chain_pte fixture checks that its blob has this format.
+BLOB_FORMAT = (1, 3)
+VALUES_AT = 40
 VALUE_RECORD = 48
 
 CHILD = textwrap.dedent(
@@ -146,7 +149,10 @@ def _blow_up_dims(payload: bytearray, dims=(16384, 16384)) -> int:
 
 @pytest.fixture(scope="module")
 def chain_pte() -> bytes:
-    return export(Chain().eval(), (torch.randn(4, 4),)).buffer
+    pte = export(Chain().eval(), (torch.randn(4, 4),)).buffer
+    (blob,) = delegate_blobs(pte)
+    assert tuple(decode(blob.data).blob_format) == BLOB_FORMAT, "the payload offsets here are format 1.3's"
+    return pte
 
 
 def test_the_header_records_the_memory_limit(chain_pte):

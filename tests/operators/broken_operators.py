@@ -39,29 +39,34 @@ MUL_INT32 = REFERENCE.operators | {"aten::mul.Tensor": dataclasses.replace(
 INT32_NOT_CLAIMED = dataclasses.replace(REFERENCE, operators=MUL_INT32)
 
 
-class _Int32Mul(OperatorSupportBase):
-    """Also claims int32 mul, which the runtime (and its serializer) cannot execute."""
+MUL_INT64 = REFERENCE.operators | {"aten::mul.Tensor": dataclasses.replace(
+    REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int64"))}
+
+
+class _Int64Mul(OperatorSupportBase):
+    """Also claims int64 mul, which the runtime (and its serializer) cannot execute."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
         if why_unsupported(node) is None:
             return True
         val = node.meta.get("val")
         return (node.op == "call_function" and op_name(node.target) == "aten::mul.Tensor"
-                and isinstance(val, torch.Tensor) and val.dtype == torch.int32)
+                and isinstance(val, torch.Tensor) and val.dtype == torch.int64)
 
 
-# Declares int32 mul and claims it; the backend cannot run it.
+# Declares int64 mul and claims it; the backend cannot run it.
 RUNTIME_LACKS_DECLARED = dataclasses.replace(
-    REFERENCE, operators=MUL_INT32, make_partitioners=_with_support(_Int32Mul(), "Int32MulPartitioner"),
+    REFERENCE, operators=MUL_INT64, make_partitioners=_with_support(_Int64Mul(), "Int64MulPartitioner"),
 )
 
 
-def _any_layout_float32_shape(value):
-    """The reference partitioner's and serializer's test before they required the default dim order."""
-    if not isinstance(value, torch.Tensor) or value.dtype != torch.float32:
+def _any_layout_value_layout(value):
+    """The reference partitioner's and serializer's layout test before they required the default dim order."""
+    if not isinstance(value, torch.Tensor) or value.dtype not in reference_ops.DTYPE_CODES:
         return None
-    shape = [d for d in value.shape if isinstance(d, int) and 0 <= d < 2**32]
-    return tuple(shape) if len(shape) == value.dim() <= reference_ops.MAX_RANK else None
+    if value.dim() > reference_ops.MAX_RANK or not all(isinstance(d, int) for d in value.shape):
+        return None
+    return reference_ops.DTYPE_CODES[value.dtype], tuple(value.shape), 0
 
 
 class _AnyLayout(OperatorSupportBase):
@@ -71,8 +76,8 @@ class _AnyLayout(OperatorSupportBase):
 
 def _claim_channels_last():
     # The reference backend as it was: claims channels-last operands, which its runtime reads as contiguous.
-    reference_ops.static_float32_shape = _any_layout_float32_shape
-    reference_serialize.static_float32_shape = _any_layout_float32_shape
+    reference_ops.value_layout = _any_layout_value_layout
+    reference_serialize.value_layout = _any_layout_value_layout
     return _with_support(_AnyLayout(), "AnyLayoutPartitioner")()
 
 
