@@ -28,13 +28,14 @@ def broken_runtime_dir(tmp_path_factory) -> Path:
     bin_dir = Path(sys.executable).parent
     cmake = str(bin_dir / "cmake") if (bin_dir / "cmake").exists() else "cmake"
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    subprocess.run(
+    for cmd in (
         [cmake, "-S", str(BROKEN / "runtime"), "-B", str(build), "-G", "Ninja",
          f"-DCMAKE_PREFIX_PATH={_executorch_prefix()}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
          "-DCMAKE_BUILD_TYPE=Release"],
-        check=True, capture_output=True, env=env,
-    )
-    subprocess.run([cmake, "--build", str(build)], check=True, capture_output=True, env=env)
+        [cmake, "--build", str(build)],
+    ):
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
     return build
 
 

@@ -3,6 +3,7 @@ results each gets alone, with the runtime built under ASan + UBSan."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import sysconfig
@@ -60,4 +61,7 @@ def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert "8 threads x 200 runs: 1600 executions, 0 wrong or failed" in proc.stdout
+    # The executions overlapped (all threads start after the last load): the test was not serial.
+    most = int(re.search(r"at most (\d+) executing at once", proc.stdout)[1])
+    assert most >= 2, proc.stdout
     assert "ERROR: AddressSanitizer" not in proc.stderr and "runtime error" not in proc.stderr

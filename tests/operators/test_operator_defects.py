@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,12 @@ def test_operator_defect_is_caught(tmp_path, name):
     # The other declared operators and dtypes have no failing case.
     assert all(r["first_failing"] is None for key, r in rows.items() if key != (op, dtype)), rows
     assert "first failing case" in output  # the terminal's per-operator table
+    # junit-operators.xml: one testcase per row, the failing one with the reason.
+    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(tmp_path / "junit-operators.xml").iter("testcase")}
+    assert set(cases) == set(rows)
+    failure = cases[(op, dtype)].find("failure")
+    assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
+    assert all(c.find("failure") is None for key, c in cases.items() if key != (op, dtype))
 
 
 def test_reference_backend_passes_every_declared_operator(tmp_path):
@@ -90,6 +97,8 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
         assert row["cases"] > 0 and row["passed"] == row["ran"] == row["delegated"], row
         assert row["first_failing"] is None, row
     assert code == 0
+    suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "3")
 
 
 def test_ops_selection_is_validated(tmp_path):

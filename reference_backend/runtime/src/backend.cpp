@@ -64,12 +64,16 @@ struct NamedData {
 
 /// What init() returns as the DelegateHandle.
 struct Handle {
-  Handle(Graph graph, NamedData named)
-      : named_data(std::move(named)),
+  Handle(FreeableBuffer blob_buffer, Graph graph, NamedData named)
+      : blob(std::move(blob_buffer)),
+        named_data(std::move(named)),
         executor(std::move(graph)),
         inputs(executor.graph().inputs.size()),
         outputs(executor.graph().outputs.size()) {}
-  NamedData named_data;  // declared first: destroyed after the executor
+  /// The blob, kept while the graph reads its constants in place (empty
+  /// otherwise). Declared first: destroyed after the executor.
+  FreeableBuffer blob;
+  NamedData named_data;
   Executor executor;
   std::vector<const void*> inputs;  // scratch for execute()
   std::vector<void*> outputs;
@@ -178,7 +182,8 @@ Error resolve_named_data(const BackendInitContext& context, const backend_kit::H
 /// the Executor's arena). Keep it covering every allocation whose size
 /// comes from the blob: it is compared with the limits before allocating.
 uint64_t memory_need(const Graph& g) {
-  uint64_t total = static_cast<uint64_t>(g.constants.size()) * sizeof(float);
+  // The constants count even when read in place: an unaligned payload copies them.
+  uint64_t total = g.constant_bytes;
   for (const Op& op : g.ops) {
     total += (g.values[op.output].numel * sizeof(float) + 63) & ~uint64_t{63};
   }
@@ -263,11 +268,11 @@ class ReferenceBackendInterface final : public BackendInterface {
       NamedData named;
       const Error resolved = resolve_named_data(context, j.header, graph, named);
       if (resolved != Error::Ok) return resolved;
-      Handle* handle = new Handle(std::move(graph), std::move(named));
-      // The blob's constants were copied (named data is held separately);
-      // give the blob's memory back.
-      processed->Free();
-      return handle;
+      // The handle keeps the blob while the graph reads constants from it;
+      // otherwise everything was copied out and the blob's memory goes back.
+      FreeableBuffer kept = graph.borrows_payload() ? std::move(*processed) : FreeableBuffer();
+      processed->Free();  // a no-op once moved from
+      return new Handle(std::move(kept), std::move(graph), std::move(named));
     } catch (const std::bad_alloc&) {
       RB_LOG(Error, "%s: out of memory while loading a %zu-byte blob", kBackendId,
              size);

@@ -246,7 +246,7 @@ bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
 void Executor::run(const void* const* inputs, void* const* outputs) {
   const Graph& g = graph_;
   auto* arena = reinterpret_cast<uint8_t*>(arena_.data());
-  auto* constants = reinterpret_cast<uint8_t*>(const_cast<float*>(g.constants.data()));
+  auto* constants = const_cast<uint8_t*>(g.constants());
   for (size_t i = 0; i < g.values.size(); ++i) {
     const Value& v = g.values[i];
     if (v.kind == ValueKind::kConstant) {

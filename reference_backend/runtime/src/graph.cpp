@@ -644,10 +644,15 @@ bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor, Graph& g, 
   // Step 5b: the named-data table (format 1.2).
   if (!parse_named_table(c, l.end_of_table, l.num_named, g, error)) return false;
   if (!check_named_values(l, g, error)) return false;
-  // Step 7: copy the constants out of the blob.
-  g.constants.resize(l.constant_bytes / kFloatBytes);
-  if (l.constant_bytes > 0) {
-    std::memcpy(g.constants.data(), payload + l.constants_start, l.constant_bytes);
+  // Step 7: the constants, in place when aligned (a mapped program's
+  // segments are), else copied: a 512 MiB weight need not be copied to load.
+  g.constant_bytes = l.constant_bytes;
+  const uint8_t* section = payload + l.constants_start;
+  if (l.constant_bytes > 0 && reinterpret_cast<uintptr_t>(section) % alignof(float) == 0) {
+    g.borrowed_constants = section;
+  } else if (l.constant_bytes > 0) {
+    g.owned_constants.resize(l.constant_bytes / kFloatBytes);
+    std::memcpy(g.owned_constants.data(), section, l.constant_bytes);
   }
   return true;
 }

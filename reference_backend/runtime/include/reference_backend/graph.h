@@ -100,9 +100,19 @@ struct Graph {
   std::vector<uint32_t> inputs;
   std::vector<uint32_t> outputs;
   std::vector<Op> ops;
-  /// The constant section copied out of the blob (float32, int8 and int32
-  /// data at the offsets the values give), 4-byte aligned.
-  std::vector<float> constants;
+  /// The constant section (float32, int8 and int32 data at the offsets the
+  /// values give), 4-byte aligned: read in place from the payload when the
+  /// payload's copy is aligned (borrowed_constants: whoever holds the graph
+  /// keeps the payload alive), else copied (owned_constants).
+  const uint8_t* borrowed_constants = nullptr;
+  std::vector<float> owned_constants;
+  uint64_t constant_bytes = 0;
+  const uint8_t* constants() const {
+    return borrowed_constants != nullptr ? borrowed_constants
+                                         : reinterpret_cast<const uint8_t*>(owned_constants.data());
+  }
+  /// Whether the graph reads its constants from the payload it was parsed from.
+  bool borrows_payload() const { return borrowed_constants != nullptr; }
   /// Format 1.3: 32-bit parameter words of the ops (Op::param_offset).
   std::vector<int32_t> params;
   std::vector<NamedDataRef> named;  // format 1.2; empty before

@@ -33,8 +33,8 @@ REFERENCE_BACKEND_API int reference_backend_register(void);
 /// is the release it links ("1.5.1"), used for runtimes of unreadable version.
 REFERENCE_BACKEND_API int reference_backend_register_linked(const char* executorch_version);
 
-/// Sets the most bytes init() may allocate for one blob (constants copied
-/// out of it and buffers for its intermediate values); a blob that needs
+/// Sets the most bytes init() may allocate for one blob (its constants, copied
+/// when not aligned, and buffers for its intermediate values); a blob that needs
 /// more is refused before anything is allocated (Error::MemoryAllocationFailed).
 /// Overrides $REFERENCE_BACKEND_MAX_MEMORY_BYTES; the default is 2 GiB.
 /// Returns 0, or InvalidArgument for 0.

@@ -1,0 +1,34 @@
+"""junit-operators.xml mirrors the report's operators rows: failures, skips, counts; no OPS, no file."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from conformance.operator_junit import FILENAME, write_operators_junit
+
+ROW = {"op": "aten::add.Tensor", "dtype": "float32", "cases": 3, "excluded": 0, "delegated": 3, "ran": 3,
+       "passed": 2, "worst_error": 0.5, "tolerance_used": 12.5, "first_failing": None}
+
+
+def test_rows_become_testcases_with_failures_and_skips(tmp_path):
+    failing = dict(ROW, dtype="int32", first_failing={"case": "rank0", "reason": "output 0 differs: 1 vs 2"})
+    empty = dict(ROW, op="aten::relu", cases=0, delegated=0, ran=0, passed=0, worst_error=None,
+                 tolerance_used=None)
+    path = write_operators_junit({"operators": [ROW, failing, empty]}, tmp_path)
+    root = ET.parse(path).getroot()
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
+    cases = list(suite.iter("testcase"))
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("aten::add.Tensor", "float32"), ("aten::add.Tensor", "int32"), ("aten::relu", "float32")]
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None
+    assert cases[1].find("failure").get("message") == "case 'rank0': output 0 differs: 1 vs 2"
+    assert cases[2].find("skipped") is not None
+    props = {p.get("name"): p.get("value") for p in cases[0].iter("property")}
+    assert props["passed"] == "2" and props["worst_error"] == "0.5"
+
+
+def test_no_operator_rows_means_no_file_and_a_stale_one_is_removed(tmp_path):
+    (tmp_path / FILENAME).write_text("stale")
+    assert write_operators_junit({"results": []}, tmp_path) is None
+    assert not (tmp_path / FILENAME).exists()
