@@ -31,13 +31,19 @@ def best(fn, repeat: int = 5) -> float:
 
 
 def verification(mib: int) -> None:
+    from importlib.metadata import version
+
     import reference_backend
     from backend_kit.header import Header, encode
+    from reference_backend.version import BLOB_FORMAT, __version__
 
     reference_backend.load_runtime()
+    backend_version = tuple(int(p) for p in __version__.split(".")[:3])
+    et_version = tuple(int(p) for p in version("executorch").split("+")[0].split(".")[:3])
     payload = os.urandom(mib << 20)
     for fmt in (2, 1):
-        blob = encode(Header("ReferenceBackend", (1, 2), (0, 2, 0), (1, 5, 1), header_format_version=fmt), payload)
+        blob = encode(Header("ReferenceBackend", BLOB_FORMAT, backend_version, et_version, header_format_version=fmt),
+                      payload)
         j = reference_backend.judge_blob(blob)
         assert j.verdict == "compatible", j.message
         t = best(lambda: reference_backend.judge_blob(blob))
