@@ -14,8 +14,8 @@ static, so each batch size is its own program):
 Then, in a fresh process per layout, loads the batch-1 program, runs it, loads
 the batch-8 program, runs it, and prints the memory after each step from
 /proc/self/status (VmRSS, RssAnon, RssFile) and /proc/self/smaps_rollup (Pss).
-The Python runtime maps a .ptd with mmap and the backend reads the weights in
-place, so the second program adds no private memory. RSS counts a file page
+The Python runtime maps the .pte and the .ptd with mmap and the backend reads
+the weights in place from either, so no program adds a private copy of them. RSS counts a file page
 once per mapping, so RssFile grows by the weights again when the second
 program maps the same .ptd; Pss splits a page among its mappings and shows
 the physical cost: one copy.

@@ -124,12 +124,11 @@ def _run(args: argparse.Namespace) -> int:
     if not args.verbose:
         console.summary(report, report_path.resolve())
         print(f"log: {log.resolve()}")
-    print(f"junit: {(report_dir / 'junit.xml').resolve()}")
     from conformance.operator_junit import write_operators_junit
 
     operators_junit = write_operators_junit(report, report_dir)
-    if operators_junit is not None:
-        print(f"junit per operator: {operators_junit.resolve()}")
+    per_operator = f" and {operators_junit.resolve()}" if operators_junit is not None else ""
+    print(f"junit: {(report_dir / 'junit.xml').resolve()}{per_operator}")
     if report.get("interrupted"):
         for stale in ("badge.svg", "badge.json"):
             (report_dir / stale).unlink(missing_ok=True)
