@@ -26,11 +26,18 @@ CASE_TIMEOUT = 120
 
 def case_command(program: Path, expected: Path, library: Path | None) -> str:
     """The command that reproduces one cell, from the repository root in the release's env."""
-    cmd = ["python", "-m", "matrix.grid_case", str(program.relative_to(REPO)), "--expected",
-           str(expected.relative_to(REPO))]
+    cmd = ["python", "-m", "matrix.grid_case", _from_repo(program), "--expected", _from_repo(expected)]
     if library:
         cmd += ["--library", str(library)]
     return shlex.join(cmd).replace(f"{REPO}/", "")
+
+
+def _from_repo(path: Path) -> str:
+    """``path`` relative to the repository root when it lies inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
 
 
 def _by_case(text: str) -> dict[int, list[str]]:

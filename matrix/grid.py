@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                     "python": sys.version.split()[0], "reference_library": str(library) if library else None,
                     "reference_library_how": how},
         "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-        "command": "python -m matrix.grid (in the release's tox env: tox -e "
-                   f"et{version.replace('.', '')})",
+        "command": "python -m matrix.grid",
+        "tox_env": f"et{version.replace('.', '')}",
         "programs": program_cells(library, how),
     }
     if Version(version) >= Version("1.5"):

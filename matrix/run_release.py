@@ -40,6 +40,13 @@ OWN_FILES = ("expectations.toml", "runtime.txt", "output.txt", "report.json", "j
              "badge.svg", "report.html", "skipped.txt")
 
 
+def clear_own_files(out: Path) -> None:
+    """Creates ``out`` and removes only what a run writes: abi.json (matrix render) and grid.json stay."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OWN_FILES:
+        (out / name).unlink(missing_ok=True)
+
+
 def probe(version: str, library: Path) -> str | None:
     """None if the library runs this release's golden reference program correctly, else what happened."""
     golden = REPO / "tests" / "golden" / version
@@ -68,7 +75,8 @@ def expectations(runtime_why: str | None, distribution_installed: bool, expected
     if not distribution_installed:
         why = ("the executorch-reference-backend distribution requires executorch>=1.5,<1.6; "
                "its AOT side runs from source in this release")
-        lines += [f'"{pattern}" = {_toml(why)}' for pattern in ("PKG-1", "PKG-3")]
+        # PKG-5..7 inspect the installed distribution's runtime libraries and wheel
+        lines += [f'"{pattern}" = {_toml(why)}' for pattern in ("PKG-1", "PKG-3", "PKG-5", "PKG-6", "PKG-7")]
     return "\n".join(lines) + "\n"
 
 
@@ -80,9 +88,7 @@ def main() -> int:
     version = str(Version(installed("executorch")).base_version)
     rel = release(version)
     out = args.results / rel.executorch
-    out.mkdir(parents=True, exist_ok=True)
-    for name in OWN_FILES:  # only what this run writes: abi.json (matrix render) and grid.json stay
-        (out / name).unlink(missing_ok=True)
+    clear_own_files(out)
 
     library, how = build_runtime(version, args.build / rel.executorch, rel.headers_from)
     if library and rel.headers_from:  # an ABI experiment: keep the library only if it measurably works
