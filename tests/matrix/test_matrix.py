@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_committed_results_render_to_the_committed_table(tmp_path):
     shutil.copytree(ROOT / "matrix" / "results", tmp_path / "results")
-    text = render(tmp_path / "results", tmp_path / "README.md", "test")
+    text = render(tmp_path / "results", tmp_path / "README.md", "test").split("## The grid")[0]
     rows = {line.split(" | ")[0].lstrip("| "): line for line in text.splitlines() if line.startswith("| 1.")}
     assert set(rows) == {r.executorch for r in RELEASES}
     for version in ("1.5.0", "1.5.1"):
@@ -26,7 +26,7 @@ def test_committed_results_render_to_the_committed_table(tmp_path):
     # 1.0.1: the library built against 1.3.1's headers registers but is refused: a measured reason
     assert "| pass | pass | n/a: built with CMake against executorch 1.3.1's include/" in rows["1.0.1"]
     assert "golden program is refused" in rows["1.0.1"]
-    committed = (ROOT / "matrix" / "README.md").read_text()
+    committed = (ROOT / "matrix" / "README.md").read_text().split("## The grid")[0]
     assert [l for l in text.splitlines() if l.startswith("| 1.")] == [
         l for l in committed.splitlines() if l.startswith("| 1.")
     ]
