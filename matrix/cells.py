@@ -58,15 +58,18 @@ def _log_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("[") or "ReferenceBackend" in line][:6]
 
 
-def run_cases(cases: list[tuple[Path, Path]], library: Path | None) -> list[dict]:
-    """Cells for ``cases`` ([program, manifest]): batches in child processes, a crash ends only its case."""
+def run_cases(cases: list[tuple[Path, Path]], library: Path | None, child: list[str] | None = None) -> list[dict]:
+    """Cells for ``cases`` ([program, manifest]): batches in child processes, a crash ends only its case.
+
+    ``child``: the child's command before ``--batch FILE`` (default: this Python, ``-m matrix.grid_case``).
+    """
     cells: list[dict | None] = [None] * len(cases)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     first = 0
     while first < len(cases):
         batch_file = Path(tempfile.mkstemp(suffix=".json")[1])
         batch_file.write_text(json.dumps([[str(p), str(m)] for p, m in cases[first:]]))
-        cmd = [sys.executable, "-m", "matrix.grid_case", "--batch", str(batch_file)]
+        cmd = [*(child or [sys.executable, "-m", "matrix.grid_case"]), "--batch", str(batch_file)]
         if library:
             cmd += ["--library", str(library)]
         hung = False
