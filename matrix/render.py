@@ -1,6 +1,6 @@
 """Turns the per-release results in matrix/results/ into matrix/README.md:
-release by {AOT, .pte ids, runtime, ABI}, with links to the reports and a
-badge per release."""
+release by {AOT, .pte ids, runtime, named data, packaging, ABI}, with links to
+the reports and a badge per release, then the grid sections (matrix/grid_render.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from matrix.grid_render import html_sections, load, markdown
 from matrix.releases import RELEASES
 
 #: Table column -> check ID prefixes it aggregates.
-COLUMNS = {"AOT": ("AOT-",), ".pte ids": ("SER-", "BLOB-"), "runtime": ("RT-",)}
+COLUMNS = {"AOT": ("AOT-",), ".pte ids": ("SER-", "BLOB-"), "runtime": ("RT-",), "named data": ("NDATA-",),
+           "packaging": ("PKG-",)}
 
 
 def cell(results: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
-    """pass / fail / n/a for the checks whose IDs start with ``prefixes``."""
+    """pass / fail / n/a for the checks whose IDs start with ``prefixes``; a pass that
+    left some checks out names them (``pass (3/4; n/a: NDATA-3)``)."""
     mine = [r for r in results if r["id"].startswith(prefixes)]
     if not mine:
         return "not run"
@@ -29,7 +32,9 @@ def cell(results: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
     skipped = [r for r in mine if r["outcome"] in ("not_applicable", "expected_failure")]
     if not passed:
         return f"n/a: {skipped[0]['reason']}"
-    return f"pass ({passed}/{len(mine)})" if skipped else "pass"
+    if not skipped:
+        return "pass"
+    return f"pass ({passed}/{len(mine)}; n/a: {', '.join(r['id'] for r in skipped)})"
 
 
 def abi_cell(abi: dict[str, Any] | None) -> str:
@@ -52,13 +57,15 @@ def _relative(path: Path, start: Path) -> str:
 
 
 def render(results_dir: Path, out: Path, command: str) -> str:
-    rows = ["| release | torch | AOT | .pte ids | runtime | ABI | report | badge |", "|---|---|---|---|---|---|---|---|"]
+    grids = load(results_dir)
+    rows = ["| release | torch | " + " | ".join(COLUMNS) + " | ABI | report | badge |",
+            "|---|---|" + "---|" * len(COLUMNS) + "---|---|---|"]
     for rel in RELEASES:
         folder = results_dir / rel.executorch
         report_path = folder / "report.json"
         if not report_path.exists():
             reason = (folder / "skipped.txt").read_text().strip() if (folder / "skipped.txt").exists() else "no result"
-            rows.append(f"| {rel.executorch} | {rel.torch} | not run: {reason} | | | | | |")
+            rows.append(f"| {rel.executorch} | {rel.torch} | not run: {reason} |" + " |" * (len(COLUMNS) + 2))
             continue
         report = json.loads(report_path.read_text())
         abi_path = folder / "abi.json"
@@ -82,17 +89,20 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             "The conformance suite and the ABI check of the reference backend against each ExecuTorch",
             "release. AOT: AOT-* checks; .pte ids: SER-* and BLOB-*; runtime: RT-* (with the runtime",
-            "library built for that release, see runtime.txt in its folder); ABI: `abi check` of the",
-            "runtime library built for executorch 1.5.1 against that release's baseline",
-            "(abi_checks/baselines/): can one binary serve this release, or must a vendor rebuild?",
+            "library built for that release, see runtime.txt in its folder); named data: NDATA-*;",
+            "packaging: PKG-*; a pass that left checks out names them (`n/a: ...`, reasons in the report);",
+            "ABI: `abi check` of the runtime library built for executorch 1.5.1 against that release's",
+            "baseline (abi_checks/baselines/): can one binary serve this release, or must a vendor rebuild?",
             "",
             *rows,
             "",
             f"Rendered {today} by `{command}` from `{_relative(results_dir, out.parent)}/`;"
             f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
-            " by `python -m matrix.run_release` in each release's environment.",
-            "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all).",
+            " by `python -m matrix.run_release` and `python -m matrix.grid` in each release's environment.",
+            "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all,",
+            "`tox -m torch` the torch axis). Environments are made by uv (tox-uv).",
             "",
+            *markdown(grids),
         ]
     )
     out.write_text(text)
@@ -142,6 +152,7 @@ def _inline_svg(path: Path) -> str:
 def render_html(results_dir: Path, out: Path, command: str) -> str:
     """The release matrix as one self-contained HTML page (badges inlined); written to ``out``."""
     e = html.escape
+    grids = load(results_dir)
     rows = []
     for rel in RELEASES:
         folder = results_dir / rel.executorch
@@ -149,7 +160,7 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         if not report_path.exists():
             reason = (folder / "skipped.txt").read_text().strip() if (folder / "skipped.txt").exists() else "no result"
             rows.append(f'<tr id="release-{e(rel.executorch)}"><td>{e(rel.executorch)}</td><td>{e(rel.torch)}</td>'
-                        f'<td class="na" colspan="6">not run: {e(reason)}</td></tr>')
+                        f'<td class="na" colspan="{len(COLUMNS) + 3}">not run: {e(reason)}</td></tr>')
             continue
         report = json.loads(report_path.read_text())
         abi_path = folder / "abi.json"
@@ -172,13 +183,16 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         f"<title>Release matrix</title><style>{_HTML_CSS}</style></head><body><main>"
         "<h1>Release matrix</h1>"
         "<p>The conformance suite and the ABI check of the reference backend against each ExecuTorch release. "
-        "AOT: AOT-* checks; .pte ids: SER-* and BLOB-*; runtime: RT-*; ABI: <code>abi check</code> of the runtime "
-        "library built for executorch 1.5.1 against that release's baseline.</p>"
-        '<table id="matrix"><thead><tr><th>release</th><th>torch</th><th>AOT</th><th>.pte ids</th><th>runtime</th>'
-        "<th>ABI</th><th>report</th><th>badge</th></tr></thead><tbody>"
+        "AOT: AOT-* checks; .pte ids: SER-* and BLOB-*; runtime: RT-*; named data: NDATA-*; packaging: PKG-*; "
+        "ABI: <code>abi check</code> of the runtime library built for executorch 1.5.1 against that release's "
+        "baseline.</p>"
+        '<table id="matrix"><thead><tr><th>release</th><th>torch</th>'
+        + "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
+        + "<th>ABI</th><th>report</th><th>badge</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"
-        f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
+        + html_sections(grids)
+        + f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
         f"<code>{e(_relative(results_dir, out.parent))}/</code>.</p></main></body></html>\n"
     )
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -13,91 +13,70 @@ What runs depends on the release (matrix/releases.py):
   building against the wheel's headers and linking the library that exports
   register_backend there. Elsewhere they are declared not applicable, with
   the reason, in a generated expectations file.
+- 1.0.1, 1.1.0 and 1.2.0 ship no headers: the library is built against the
+  headers of the nearest later release that ships them (Release.headers_from)
+  and linked to the library of this wheel that exports register_backend.
+
+Only the files in OWN_FILES are replaced; abi.json (matrix render) and
+grid.json (matrix.grid) stay.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from packaging.version import Version
 
+from matrix.cells import run_cases
 from matrix.releases import release
+from matrix.runtime_build import REPO, build_runtime, installed
 
-REPO = Path(__file__).resolve().parent.parent
-REGISTRY_LIBRARY = "backends/qualcomm/libqnn_executorch_backend.so"
-
-
-def executorch_root() -> Path:
-    import executorch
-
-    return Path(list(executorch.__path__)[0])
+#: The files a run writes into matrix/results/<release>/ (and removes first).
+OWN_FILES = ("expectations.toml", "runtime.txt", "output.txt", "report.json", "junit.xml", "badge.json",
+             "badge.svg", "report.html", "skipped.txt")
 
 
-def installed(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
+def clear_own_files(out: Path) -> None:
+    """Creates ``out`` and removes only what a run writes: abi.json (matrix render) and grid.json stay."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OWN_FILES:
+        (out / name).unlink(missing_ok=True)
+
+
+def probe(version: str, library: Path) -> str | None:
+    """None if the library runs this release's golden reference program correctly, else what happened."""
+    golden = REPO / "tests" / "golden" / version
+    if not (golden / "reference.pte").is_file():
         return None
+    (cell,) = run_cases([(golden / "reference.pte", golden / "manifest.json")], library)
+    if cell["status"] == "runs and matches":
+        return None
+    said = next((line for line in cell["log"] if "ReferenceBackend" in line), cell["detail"])
+    return f"the library joins the registry but its golden program is {cell['status']}: {said[:160]}"
 
 
-def _tool(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    return str(local) if local.exists() else (shutil.which(name) or name)
-
-
-def build_runtime(version: str, build: Path) -> tuple[Path | None, str]:
-    """(library, how) for this release, or (None, why not)."""
-    root = executorch_root()
-    if Version(version) >= Version("1.5"):
-        if installed("executorch-reference-backend"):
-            from reference_backend.runtime import library_path
-
-            return library_path(), "the installed executorch-reference-backend wheel"
-        defines = [f"-DCMAKE_PREFIX_PATH={root}", f"-Dexecutorch_DIR={root / 'lib' / 'cmake' / 'executorch'}"]
-        how = "built with CMake against the wheel's executorch package"
-    else:
-        library = root / REGISTRY_LIBRARY
-        header = root / "include" / "executorch" / "runtime" / "backend" / "interface.h"
-        if not library.exists() or not header.exists():
-            return None, "no separately built backend library can join this wheel's registry: " + (
-                "the wheel ships no runtime/backend headers" if not header.exists() else f"no {REGISTRY_LIBRARY}"
-            )
-        defines = [
-            f"-DREFERENCE_BACKEND_EXECUTORCH_LIBRARY={library}",
-            f"-DREFERENCE_BACKEND_EXECUTORCH_INCLUDE={root / 'include'}",
-            f"-DREFERENCE_BACKEND_EXECUTORCH_VERSION={version}",
-        ]
-        how = f"built with CMake against the wheel's include/, linked to {REGISTRY_LIBRARY}"
-    for cmd in (
-        [_tool("cmake"), "-S", str(REPO / "reference_backend" / "runtime"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", "-DCMAKE_BUILD_TYPE=Release", *defines],
-        [_tool("cmake"), "--build", str(build)],
-    ):
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            return None, f"building the runtime library failed: {' / '.join(tail)}"
-    return build / "libreference_backend_runtime.so", how
+def _toml(text: str) -> str:
+    """``text`` as a TOML basic string."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def expectations(runtime_why: str | None, distribution_installed: bool, expected_failures=()) -> str:
     lines = []
     if expected_failures:
         lines.append("[expected_failures]")
-        lines += [f'"{pattern}" = "{reason}"' for pattern, reason in expected_failures]
+        lines += [f'"{pattern}" = {_toml(reason)}' for pattern, reason in expected_failures]
     lines.append("[not_applicable]")
     if runtime_why:
-        lines += [f'"RT-*" = "{runtime_why}"', f'"NDATA-3" = "{runtime_why}"', f'"NDATA-4" = "{runtime_why}"']
+        lines += [f'"{pattern}" = {_toml(runtime_why)}' for pattern in ("RT-*", "NDATA-3", "NDATA-4")]
     if not distribution_installed:
         why = ("the executorch-reference-backend distribution requires executorch>=1.5,<1.6; "
                "its AOT side runs from source in this release")
-        lines += [f'"PKG-1" = "{why}"', f'"PKG-3" = "{why}"']
+        # PKG-5..7 inspect the installed distribution's runtime libraries and wheel
+        lines += [f'"{pattern}" = {_toml(why)}' for pattern in ("PKG-1", "PKG-3", "PKG-5", "PKG-6", "PKG-7")]
     return "\n".join(lines) + "\n"
 
 
@@ -109,11 +88,14 @@ def main() -> int:
     version = str(Version(installed("executorch")).base_version)
     rel = release(version)
     out = args.results / rel.executorch
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    clear_own_files(out)
 
-    library, how = build_runtime(version, args.build / rel.executorch)
-    runtime_why = rel.runtime_unavailable if library is None and rel.runtime_unavailable else (None if library else how)
+    library, how = build_runtime(version, args.build / rel.executorch, rel.headers_from)
+    if library and rel.headers_from:  # an ABI experiment: keep the library only if it measurably works
+        failed = probe(version, library)
+        if failed:
+            library, how = None, f"{how}: {failed} (see grid.json)"
+    runtime_why = None if library else how
     distribution = bool(installed("executorch-reference-backend"))
     (out / "expectations.toml").write_text(expectations(runtime_why, distribution, rel.expected_failures))
     (out / "runtime.txt").write_text(f"runtime library: {library} ({how})\n" if library else f"runtime: {runtime_why}\n")

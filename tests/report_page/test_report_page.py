@@ -223,6 +223,9 @@ def test_chromium_renders_the_release_matrix_page(tmp_path):
     for rel in RELEASES:
         assert dom.by_id[f"release-{rel.executorch}"].startswith(rel.executorch)
     assert "pass (binary compatible)" in dom.by_id["release-1.5.1"]
+    # The grid, the blob grid and the torch axis, each cell titled with its command.
+    assert "runs, matches" in dom.by_id["grid"] and "as the table says" in dom.by_id["blob-grid"]
+    assert "torch-axis" in dom.by_id and 'title="python -m matrix.grid_case tests/golden/' in markup
     # The links to each release's report are relative to the page, wherever it was written.
     for tag, attrs in Dom(markup).tags:
         if tag == "a":
