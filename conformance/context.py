@@ -25,6 +25,9 @@ from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pa
 
 __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
 
+#: The tasks a --target serves through its runner (conformance.targets.runtime.TASKS).
+_TARGET_TASKS = frozenset({"load_runtime", "try_load", "execute", "execute_repeatedly"})
+
 #: The default per-check timeout in seconds (ExecuTorch's own backend suite uses 120 s per operator test).
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -73,10 +76,14 @@ class Context:
     """Lazily obtained results of the vendor's code for the checks of one run."""
 
     def __init__(self, descriptor: BackendDescriptor, spec: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None,
+                 target: str | None = None, runner: str | Path | None = None) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
-        receives what the vendor process prints outside the runtime calls (default: the scratch dir)."""
+        receives what the vendor process prints outside the runtime calls (default: the scratch dir).
+        With ``target`` (a --target URL) and ``runner`` (the runner executable built for the backend), the
+        runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
+        stay here."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -94,6 +101,14 @@ class Context:
         self.operator_selection: frozenset[str] | None = None
         #: check id -> (key, value) pairs a check recorded for its test report (user_properties)
         self.properties: dict[str, list[tuple[str, str]]] = {}
+        self.target = None
+        self._target_recorded = False
+        if target is not None:
+            from conformance.targets import open_transport
+            from conformance.targets.runtime import TargetRuntime
+
+            self.target = TargetRuntime(open_transport(target), Path(runner or ""), self.scratch_dir(),
+                                        descriptor.backend_id, self._runtime_libraries)
 
     # ----------------------------------------------------------------- run bookkeeping
 
@@ -108,6 +123,8 @@ class Context:
 
     def close(self) -> None:
         self.vendor.close()
+        if self.target is not None:
+            self.target.close()
         self._scratch.cleanup()
 
     def scratch_dir(self) -> Path:
@@ -118,9 +135,29 @@ class Context:
         """A call of the check that runs now, bounded by what is left of its timeout."""
         left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
         timeout = min(self.timeout, left)
+        if self.target is not None and task in _TARGET_TASKS:
+            return self._on_target(task, args, what, timeout, with_log)
         if with_log:
             return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
         return self.vendor.call(task, *args, what=what, timeout=timeout)
+
+    def _on_target(self, task: str, args: tuple, what: str, timeout: float, with_log: bool) -> Any:
+        """A runtime task served by the runner on the target; the first one records what the target is."""
+        try:
+            if with_log:
+                return self.target.call_with_log(task, *args, what=what, timeout=timeout)
+            return self.target.call(task, *args, what=what, timeout=timeout)
+        finally:
+            if self.target.info is not None and not self._target_recorded:
+                import json
+
+                self._target_recorded = True
+                self.record("target", json.dumps(self.target.info, sort_keys=True))
+
+    def _runtime_libraries(self) -> tuple[tuple[str, ...], str | None]:
+        """The descriptor's runtime_libraries() from the vendor process, or the error it raised."""
+        found = self._call("runtime_libraries", what="runtime_libraries()")
+        return tuple(found["libraries"]), found["error"]
 
     def _shared(self, key: Any, compute: Callable[[], Any]) -> Any:
         """A memoized artifact: computed with the full timeout, its time not charged to the check."""
@@ -258,7 +295,7 @@ class Context:
 
     def runtime_load(self) -> RuntimeLoad:
         """What loading the runtime did in a fresh vendor process (the first load of the run)."""
-        if self.descriptor.load_runtime is None:
+        if self.descriptor.load_runtime is None and self.target is None:
             raise NotApplicable("the descriptor declares no runtime for this host (load_runtime is None)")
         return self._shared(("runtime",), lambda: self._call("load_runtime", what="load_runtime()"))
 
