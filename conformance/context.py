@@ -39,6 +39,10 @@ class Memo:
     def __init__(self) -> None:
         self._done: dict[Any, tuple[bool, Any, str | None]] = {}
 
+    def forget(self, key: Any) -> None:
+        """Drops what was computed for ``key`` (the next request computes it again)."""
+        self._done.pop(key, None)
+
     def get(self, key: Any, compute: Callable[[], Any], current: str | None = None) -> Any:
         if key not in self._done:
             try:
@@ -104,11 +108,7 @@ class Context:
         self.target = None
         self._target_recorded = False
         if target is not None:
-            from conformance.targets import open_transport
-            from conformance.targets.runtime import TargetRuntime
-
-            self.target = TargetRuntime(open_transport(target), Path(runner or ""), self.scratch_dir(),
-                                        descriptor.backend_id, self._runtime_libraries)
+            self.use_target(target, runner)
 
     # ----------------------------------------------------------------- run bookkeeping
 
@@ -116,6 +116,21 @@ class Context:
         """Starts the clock of ``check_id``: its own vendor calls share ``timeout`` seconds."""
         self.current_check = check_id
         self._deadline = time.monotonic() + self.timeout
+
+    def use_target(self, target: str | None, runner: str | Path | None = None) -> None:
+        """Serves the runtime tasks from now on through the runner on ``target`` (None: the vendor process
+        again), keeping every lowering; the runtime is loaded again where they now run."""
+        from conformance.targets import open_transport
+        from conformance.targets.runtime import TargetRuntime
+
+        if self.target is not None:
+            self.target.close()
+            self.target = None
+        if target is not None:
+            self.target = TargetRuntime(open_transport(target), Path(runner or ""), self.scratch_dir(),
+                                        self.descriptor.backend_id, self._runtime_libraries)
+        self._target_recorded = False
+        self._memo.forget(("runtime",))
 
     def record(self, key: str, value: str) -> None:
         """Adds a (key, value) to the test report of the check that runs now (see suite/test_contract.py)."""

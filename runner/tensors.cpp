@@ -25,9 +25,11 @@ bool put(std::FILE* f, const T& value) {
   return std::fwrite(&value, sizeof(T), 1, f) == 1;
 }
 
-bool put_tensor(std::FILE* f, int32_t type, const std::vector<int64_t>& sizes, const void* data, uint64_t nbytes) {
+bool put_tensor(std::FILE* f, int32_t type, const std::vector<int64_t>& sizes, const std::vector<uint8_t>& order,
+                const void* data, uint64_t nbytes) {
   bool ok = put(f, type) && put(f, static_cast<uint32_t>(sizes.size()));
   for (int64_t s : sizes) ok = ok && put(f, s);
+  for (uint8_t d : order) ok = ok && put(f, d);
   ok = ok && put(f, nbytes);
   return ok && (nbytes == 0 || std::fwrite(data, 1, nbytes, f) == nbytes);
 }
@@ -51,11 +53,17 @@ std::vector<executorch::extension::TensorPtr> read_tensors(const std::string& pa
     uint32_t ndim = 0;
     uint64_t nbytes = 0;
     std::vector<executorch::aten::SizesType> sizes;
+    std::vector<executorch::aten::DimOrderType> order;
     bool ok = get(f, type) && get(f, ndim) && ndim <= 16;
     for (uint32_t d = 0; ok && d < ndim; ++d) {
       int64_t s = 0;
       ok = get(f, s) && s >= 0;
       sizes.push_back(static_cast<executorch::aten::SizesType>(s));
+    }
+    for (uint32_t d = 0; ok && d < ndim; ++d) {
+      uint8_t o = 0;
+      ok = get(f, o) && o < ndim;
+      order.push_back(o);
     }
     ok = ok && get(f, nbytes) && nbytes < (uint64_t(1) << 34);
     std::vector<uint8_t> data(ok ? nbytes : 0);
@@ -64,8 +72,8 @@ std::vector<executorch::extension::TensorPtr> read_tensors(const std::string& pa
       error = path + ": tensor " + std::to_string(i) + " is truncated or malformed";
       break;
     }
-    tensors.push_back(executorch::extension::make_tensor_ptr(std::move(sizes), std::move(data),
-                                                             static_cast<ScalarType>(type)));
+    tensors.push_back(executorch::extension::make_tensor_ptr(std::move(sizes), std::move(data), std::move(order),
+                                                             {}, static_cast<ScalarType>(type)));
   }
   std::fclose(f);
   return tensors;
@@ -83,18 +91,19 @@ bool write_tensors(const std::string& path, const std::vector<EValue>& values, s
     if (v.isTensor()) {
       const auto& t = v.toTensor();
       std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-      ok = put_tensor(f, static_cast<int32_t>(t.scalar_type()), sizes, t.const_data_ptr(), t.nbytes());
+      std::vector<uint8_t> order(t.dim_order().begin(), t.dim_order().end());
+      ok = put_tensor(f, static_cast<int32_t>(t.scalar_type()), sizes, order, t.const_data_ptr(), t.nbytes());
     } else if (v.isInt()) {
       const int64_t x = v.toInt();
-      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Long), {}, &x, sizeof(x));
+      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Long), {}, {}, &x, sizeof(x));
     } else if (v.isDouble()) {
       const double x = v.toDouble();
-      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Double), {}, &x, sizeof(x));
+      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Double), {}, {}, &x, sizeof(x));
     } else if (v.isBool()) {
       const uint8_t x = v.toBool() ? 1 : 0;
-      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Bool), {}, &x, sizeof(x));
+      ok = put_tensor(f, static_cast<int32_t>(ScalarType::Bool), {}, {}, &x, sizeof(x));
     } else {
-      ok = put_tensor(f, -1, {}, nullptr, 0);  // an output the format cannot carry (None, a list)
+      ok = put_tensor(f, -1, {}, {}, nullptr, 0);  // an output the format cannot carry (None, a list)
     }
   }
   const int write_errno = ok ? 0 : errno;

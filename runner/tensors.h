@@ -3,7 +3,8 @@
 //
 //   "ETCT" u32 count
 //   count x { i32 scalar_type (ExecuTorch's ScalarType), u32 ndim,
-//             i64 sizes[ndim], u64 nbytes, nbytes bytes (contiguous) }
+//             i64 sizes[ndim], u8 dim_order[ndim], u64 nbytes,
+//             nbytes bytes (laid out in that dim order) }
 #pragma once
 
 #include <executorch/extension/tensor/tensor.h>

@@ -8,7 +8,8 @@ the programs (.pte), their .ptd files, and the inputs as tensor files. The
 runner writes ``results/<id>.txt`` (``status ok|error``, ``step``, ``error``,
 ``outputs``, ``output``, ``registered``, ``mapped`` lines) and the outputs as
 tensor files. Tensor files: "ETCT", u32 count, then per tensor i32
-ScalarType, u32 ndim, i64 sizes, u64 nbytes and the contiguous bytes, all
+ScalarType, u32 ndim, i64 sizes, u8 dim order, u64 nbytes and the bytes laid
+out in that dim order (a channels-last input stays channels-last), all
 little-endian.
 """
 
@@ -45,9 +46,11 @@ def encode_tensors(tensors: list[Any]) -> bytes:
         name = str(t.dtype).removeprefix("torch.")
         if name not in SCALAR_TYPES:
             raise BundleError(f"input {i} has dtype {name}, which the runner's tensor files do not carry")
-        data = t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        order = tuple(t.dim_order()) if t.dim() else ()
+        laid_out = t.detach().cpu().permute(order).contiguous()
+        data = laid_out.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
         parts += [struct.pack("<iI", SCALAR_TYPES[name], t.dim()), struct.pack(f"<{t.dim()}q", *t.shape),
-                  struct.pack("<Q", len(data)), data]
+                  bytes(order), struct.pack("<Q", len(data)), data]
     return b"".join(parts)
 
 
@@ -65,6 +68,8 @@ def decode_tensors(data: bytes, what: str) -> list[Any]:
             code, ndim = struct.unpack_from("<iI", data, at)
             sizes = struct.unpack_from(f"<{ndim}q", data, at + 8)
             at += 8 + 8 * ndim
+            order = tuple(data[at : at + ndim])
+            at += ndim
             (nbytes,) = struct.unpack_from("<Q", data, at)
             raw = data[at + 8 : at + 8 + nbytes]
             at += 8 + nbytes
@@ -76,7 +81,11 @@ def decode_tensors(data: bytes, what: str) -> list[Any]:
             if code not in by_code:
                 raise BundleError(f"{what} holds ScalarType {code}, which this host does not read")
             flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if nbytes else torch.empty(0, dtype=torch.uint8)
-            out.append(flat.view(by_code[code]).reshape(sizes).clone())
+            if sorted(order) != list(range(ndim)):
+                raise BundleError(f"{what} holds a tensor with dim order {order}")
+            laid_out = flat.view(by_code[code]).reshape([sizes[d] for d in order])
+            inverse = sorted(range(ndim), key=lambda d: order[d])
+            out.append(laid_out.permute(inverse).clone(memory_format=torch.preserve_format))
         return out
     except struct.error:
         raise BundleError(f"{what} is truncated") from None

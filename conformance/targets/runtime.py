@@ -75,9 +75,13 @@ class TargetRuntime:
     def __init__(self, transport: Transport, runner: Path, scratch: Path, backend_id: str,
                  runtime_libraries: Callable[[], tuple[tuple[str, ...], str | None]]) -> None:
         """``runtime_libraries``: () -> (the descriptor's runtime_libraries() on the host, or the error it raised)."""
+        try:
+            self.runner = check_runner(runner)
+        except TargetError:
+            transport.close()
+            raise
         self.transport = transport
         self.backend_id = backend_id
-        self.runner = check_runner(runner)
         self.scratch = scratch
         self._runtime_libraries = runtime_libraries
         self._counter = itertools.count()
