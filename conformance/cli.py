@@ -160,8 +160,13 @@ def _check_target(args: argparse.Namespace) -> str | None:
                 raise TargetError(f"--target {args.target} needs --runner: the conformance runner built for the "
                                   "backend (docs/device-runner.md)")
             runner = check_runner(args.runner)
-            what = "checking that the target answers"
-            transport.check(transport.run("true", 30, what), what)
+            done = transport.run("true", 30, "checking that it answers")
+            if done.status != 0:
+                from conformance.targets.transport import last_line
+
+                raise TargetError(f"cannot reach {args.target}: {last_line(done.stderr + done.stdout)}; check the "
+                                  "address, that the target is up and that it lets you in without a password "
+                                  "(ssh keys, adb authorization)")
         finally:
             transport.close()
     except TargetError as exc:

@@ -62,14 +62,19 @@ class SshTransport(Transport):
         done = self.check(self.run(f"tar -cf - -C {quote(remote)} .", timeout, what), what)
         untar_bytes(done.data, local)
 
-    def close(self) -> None:
-        """Stops the master connection this transport started, and removes its socket directory."""
-        import shutil
+    def disconnect(self) -> None:
+        """Stops the master connection this transport started (the next command connects again)."""
         import subprocess
 
-        if any(Path(self._control).iterdir()):
+        if Path(self._control).is_dir() and any(Path(self._control).iterdir()):
             try:
                 subprocess.run([*self._base()[:-1], "-O", "exit", self.destination], capture_output=True, timeout=10)
             except (OSError, subprocess.TimeoutExpired):
                 pass
+
+    def close(self) -> None:
+        """Stops the master connection and removes its socket directory."""
+        import shutil
+
+        self.disconnect()
         shutil.rmtree(self._control, ignore_errors=True)
