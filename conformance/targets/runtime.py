@@ -29,14 +29,14 @@ from typing import Any, Callable
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.targets.bundle import Bundle, BundleError, EntryResult, decode_tensors, read_result
-from conformance.targets.transport import TargetError, Transport, disk_full, last_line, quote
+from conformance.targets.transport import TargetError, TargetTimeout, Transport, disk_full, last_line, quote
 from conformance.vendor_process import quote_log, read_log, signal_name
 from conformance.vendor_worker import RuntimeLoad, pack, unpack
 
 #: The tasks a target serves; every other task stays in the vendor process.
 TASKS = frozenset({"load_runtime", "try_load", "execute", "execute_repeatedly"})
 RUNNER_NAME = "conformance_runner"
-#: How much longer than the runner's own timeout the host waits before it gives the target up.
+#: How much longer than the runner's own timeout the host waits before it gives the target up (at most).
 GRACE_S = 20.0
 #: Bound of each copy to or from the target.
 COPY_TIMEOUT_S = 120.0
@@ -200,14 +200,17 @@ class TargetRuntime:
             + "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
             + f"echo \"{STATUS_PREFIX}$?\""
         )
+        waited = seconds + grace(seconds)
         try:
-            done = t.run(command, seconds + GRACE_S, f"running {what}")
-        except TargetError:
+            done = t.run(command, waited, f"running {what}")
+        except TargetTimeout:
             self._stop(remote)
             raise VendorTimedOut(
-                f"timed out after {timeout:.3g} s in {what}: {t.url} did not answer for {seconds + GRACE_S:.3g} s "
+                f"timed out after {timeout:.3g} s in {what}: {t.url} did not answer for {waited:.3g} s "
                 "(the runner did not stop at its timeout, or the connection is lost)"
             ) from None
+        except TargetError as exc:
+            raise TargetUnavailable(f"cannot run {what}: {exc}") from None
         status = _exit_status(done.stdout)
         if status is None:
             lost = t.lost(done)
@@ -315,6 +318,12 @@ class TargetRuntime:
             }}
 
         return handle
+
+
+def grace(seconds: float) -> float:
+    """How long after the runner's own timeout the host still waits for the target: 5 s plus a quarter of the
+    timeout, at most GRACE_S (20 s for the default 120 s)."""
+    return min(GRACE_S, 5.0 + seconds / 4)
 
 
 def _exit_status(stdout: str) -> int | None:

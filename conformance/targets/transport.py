@@ -22,6 +22,10 @@ class TargetError(Exception):
     """The target cannot be used for what was asked; the message says what failed and how to fix it."""
 
 
+class TargetTimeout(TargetError):
+    """The tool did not finish within its timeout (the target hangs or the connection is lost); it was killed."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Completed:
     """A command line that ran on the target: its exit status and what it printed."""
@@ -102,7 +106,7 @@ class Transport:
             out, err = proc.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            raise TargetError(f"{self.url} did not answer within {timeout:.3g} s while {what} "
+            raise TargetTimeout(f"{self.url} did not answer within {timeout:.3g} s while {what} "
                               "(the connection is lost or the target hangs)") from None
         return Completed(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), out)
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -104,3 +107,36 @@ def test_a_device_that_is_not_attached_fails_with_adbs_message(reference_context
         ctx.use_target(None)
     assert outcome == "error"
     assert "adb://not-attached" in reason and "device 'not-attached' not found" in reason, reason
+
+
+def test_a_device_that_stops_answering_times_the_check_out(reference_context, reference_runner, fake_adb, tmp_path,
+                                                           monkeypatch):
+    ctx = reference_context
+    ctx.use_target(f"adb://{SERIAL}{tmp_path}/ws", reference_runner)
+    saved = ctx.timeout
+    try:
+        assert run_checks(ctx, ["RT-1"])["RT-1"][0] == "passed"
+        monkeypatch.setenv("FAKE_ADB_HANG", "1")
+        ctx.timeout = 3
+        started = time.monotonic()
+        outcome, reason, _ = run_checks(ctx, ["RT-3"])["RT-3"]
+        elapsed = time.monotonic() - started
+    finally:
+        ctx.timeout = saved
+        ctx.use_target(None)
+    assert outcome == "timed_out", reason
+    assert re.match(rf"timed out after 3 s in execute of sample '\w+': adb://{SERIAL}\S* did not answer for 8\.75 s", reason), reason
+    assert elapsed < 20
+    # The runner of the bundle that hung is killed by its pid on the device.
+    assert any(a[2] == "shell" and a[3].startswith("kill -9 $(cat ") for a in calls(fake_adb))
+
+
+def test_no_adb_on_this_host_is_one_line(reference_runner, tmp_path):
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend",
+                           "--target", "adb", "--runner", str(reference_runner), "--report-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PATH=str(empty)))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ("executorch-conformance run: adb is not installed on this host; it is needed to "
+                                   "reach adb")
