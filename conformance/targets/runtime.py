@@ -29,7 +29,9 @@ from typing import Any, Callable
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.targets.bundle import Bundle, BundleError, EntryResult, decode_tensors, read_result
-from conformance.targets.transport import TargetError, TargetTimeout, Transport, disk_full, last_line, quote
+from conformance.targets.transport import (
+    TargetError, TargetTimeout, Transport, disk_full, disk_full_line, last_line, quote,
+)
 from conformance.vendor_process import quote_log, read_log, signal_name
 from conformance.vendor_worker import RuntimeLoad, pack, unpack
 
@@ -231,7 +233,7 @@ class TargetRuntime:
             raise VendorCrashed(f"crashed with {signal_name(128 - status)} in {step or what}{quote_log(lines)}")
         if status == EXIT_IO and disk_full("\n".join(lines)):
             raise TargetUnavailable(f"the disk of {t.url} is full: the runner could not write the results of {what} "
-                                    f"({last_line(chr(10).join(lines))})")
+                                    f"({disk_full_line(chr(10).join(lines))})")
         if status in (126, 127):
             raise TargetUnavailable(f"the runner cannot start on {t.url}: {last_line(chr(10).join(lines))} "
                                     "(are its libraries there? build it for this target)")

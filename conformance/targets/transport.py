@@ -45,6 +45,11 @@ def disk_full(text: str) -> bool:
     return any(marker in text for marker in DISK_FULL)
 
 
+def disk_full_line(text: str) -> str:
+    """The first line of ``text`` that says the disk is full (the tool's last line often says less)."""
+    return next((line.strip() for line in text.splitlines() if disk_full(line)), last_line(text))
+
+
 def last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "no message"
@@ -119,7 +124,7 @@ class Transport:
         if lost:
             raise TargetError(f"lost the connection to {self.url} while {what}: {lost}")
         if disk_full(text):
-            raise TargetError(f"the disk of {self.url} is full while {what}: {last_line(text)}")
+            raise TargetError(f"the disk of {self.url} is full while {what}: {disk_full_line(text)}")
         raise TargetError(f"{what} on {self.url} failed (exit status {done.status}): {last_line(text)}")
 
 

@@ -71,3 +71,41 @@ def test_a_lost_connection_fails_the_check_with_the_target_named(reference_conte
         ctx.use_target(None)
     assert outcome == "error", reason
     assert f"lost the connection to {own.url}" in reason and "Connection refused" in reason, reason
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 MiB tmpfs (room for the runner, little else); skipped where mounting is not allowed."""
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill (needs root): {proc.stderr.strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_on_the_target_fails_the_check_with_the_reason(reference_context, reference_runner, sshd,
+                                                                  ssh_options, small_disk):
+    ctx = reference_context
+    ctx.use_target(f"{sshd.url}{small_disk}/ws", reference_runner)
+    try:
+        assert run_checks(ctx, ["RT-1"])["RT-1"][0] == "passed"  # the runner fits
+        with open(small_disk / "filler", "wb") as filler:  # then the disk fills up
+            try:
+                while True:
+                    filler.write(b"\0" * (1 << 16))
+                    filler.flush()
+            except OSError:
+                pass
+        outcome, reason, _ = run_checks(ctx, ["RT-3"])["RT-3"]
+        (small_disk / "filler").unlink()
+        assert run_checks(ctx, ["RT-6"])["RT-6"][0] == "passed"  # room again: the run goes on
+    finally:
+        ctx.use_target(None)
+    assert outcome == "error", reason
+    assert f"cannot copy execute of sample 'mlp' to the target: the disk of {sshd.url}{small_disk}/ws is full while copying" in reason, reason
+    assert "No space left on device" in reason, reason
