@@ -323,9 +323,9 @@ class TargetRuntime:
 
 
 def grace(seconds: float) -> float:
-    """How long after the runner's own timeout the host still waits for the target: 5 s plus a quarter of the
+    """How long after the runner's own timeout the host still waits for the target: 2 s plus a quarter of the
     timeout, at most GRACE_S (20 s for the default 120 s)."""
-    return min(GRACE_S, 5.0 + seconds / 4)
+    return min(GRACE_S, 2.0 + seconds / 4)
 
 
 def _exit_status(stdout: str) -> int | None:
