@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
-from conformance.targets.bundle import Bundle, BundleError, EntryResult, decode_tensors, read_result
+from conformance.targets.bundle import Bundle, BundleError, decode_tensors, read_result
 from conformance.targets.transport import (
     TargetError, TargetTimeout, Transport, disk_full, disk_full_line, last_line, quote,
 )
@@ -217,7 +217,8 @@ class TargetRuntime:
         if status is None:
             lost = t.lost(done)
             reason = (f"lost the connection to {t.url}: {lost}" if lost else
-                      f"the runner did not run on {t.url} (exit status {done.status}): {last_line(done.stderr + done.stdout)}")
+                      f"the runner did not run on {t.url} (exit status {done.status}): "
+                      f"{last_line(done.stderr + done.stdout)}")
             raise TargetUnavailable(f"{reason} (running {what})")
         results = local / "results"
         shutil.rmtree(results, ignore_errors=True)
@@ -338,4 +339,4 @@ def _exit_status(stdout: str) -> int | None:
     return None
 
 
-__all__ = ["TASKS", "EntryResult", "TargetRuntime", "check_runner", "runner_files"]
+__all__ = ["TASKS", "TargetRuntime", "check_runner", "runner_files"]

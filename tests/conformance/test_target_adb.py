@@ -125,7 +125,8 @@ def test_a_device_that_stops_answering_times_the_check_out(reference_context, re
         ctx.timeout = saved
         ctx.use_target(None)
     assert outcome == "timed_out", reason
-    assert re.match(rf"timed out after 3 s in execute of sample '\w+': adb://{SERIAL}\S* did not answer for 5\.75 s", reason), reason
+    pattern = rf"timed out after 3 s in execute of sample '\w+': adb://{SERIAL}\S* did not answer for 5\.75 s"
+    assert re.match(pattern, reason), reason
     assert elapsed < 15
     # The runner of the bundle that hung is killed by its pid on the device.
     assert any(a[2] == "shell" and a[3].startswith("kill -9 $(cat ") for a in calls(fake_adb))

@@ -23,8 +23,8 @@ CASES = {
                      for c in ("RT-3", "RT-4")},
     "init:abort": {c: ("crashed", r"crashed with SIGABRT in load of .*" + LOGGED.format(where="init", how="abort"))
                    for c in ("RT-3", "RT-4", "RT-5")},
-    "execute:hang": {c: ("timed_out", r"timed out after [\d.]+ s in execute of .*" + LOGGED.format(where="execute", how="hang"))
-                     for c in ("RT-3", "RT-4")},
+    "execute:hang": {c: ("timed_out", r"timed out after [\d.]+ s in execute of .*"
+                         + LOGGED.format(where="execute", how="hang")) for c in ("RT-3", "RT-4")},
 }
 
 

@@ -37,6 +37,10 @@ def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference
     # The operator cases ran on the runner too (the OPS table is filled).
     assert all(row["ran"] == row["delegated"] > 0 for row in report["operators"]), report["operators"]
     assert "RT-1" in results_by_id(report)
+    verified = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.1.0" in verified.stdout
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
