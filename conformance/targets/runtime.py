@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import secrets
 import shutil
 from pathlib import Path
 from typing import Any, Callable
@@ -87,6 +88,8 @@ class TargetRuntime:
         self.scratch = scratch
         self._runtime_libraries = runtime_libraries
         self._counter = itertools.count()
+        #: names this run's bundles on the target (several runs, or xdist workers, may share a workspace)
+        self._token = secrets.token_hex(4)
         self._remote_runner: str | None = None
         self._previous: str | None = None
         #: what the report records about the target (set by the first call)
@@ -134,8 +137,14 @@ class TargetRuntime:
                     dest = stage / f.relative_to(self.runner.parent)
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f, dest)
-                t.put(stage, remote, COPY_TIMEOUT_S)
+                # Copied aside, then moved into place: another run copying the same runner at the same time
+                # never overwrites a binary that is running.
+                aside = f"{remote}.{self._token}"
+                t.put(stage, aside, COPY_TIMEOUT_S)
                 shutil.rmtree(stage, ignore_errors=True)
+                what = "moving the runner into place"
+                t.check(t.run(f"test -d {quote(remote)} || mv {quote(aside)} {quote(remote)}; rm -rf {quote(aside)}",
+                              timeout, what), what)
             self.info = self._describe(remote, files, timeout)
         except TargetError as exc:
             raise TargetUnavailable(f"cannot set up the runner on {t.url}: {exc}") from None
@@ -188,7 +197,7 @@ class TargetRuntime:
     def _run(self, binary: str, local: Path, what: str, timeout: float) -> tuple[Path, list[str]]:
         """Copies the bundle, runs the runner, copies its results back; (local results dir, log lines)."""
         t = self.transport
-        remote = f"{t.workspace}/{local.name}-{id(self):x}"
+        remote = f"{t.workspace}/{local.name}-{self._token}"
         seconds = max(1, math.ceil(timeout))
         try:
             t.put(local, remote, COPY_TIMEOUT_S)

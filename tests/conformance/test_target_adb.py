@@ -62,15 +62,17 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
     assert re.fullmatch(re.escape(workspace) + r"/runner-[0-9a-f]{16}", runner_dir)
     # Deployment: is it there? no: mkdir every directory, push each directory's files, describe the target.
     assert argv[0] == ["-s", SERIAL, "shell", f"test -x {runner_dir}/conformance_runner && echo present"]
-    assert argv[1] == ["-s", SERIAL, "shell",
-                       f"mkdir -p {runner_dir} {runner_dir}/executorch {runner_dir}/executorch/lib {runner_dir}/lib"]
+    aside = argv[1][3].split()[2]
+    assert re.fullmatch(re.escape(runner_dir) + r"\.[0-9a-f]{8}", aside)  # copied aside, then moved into place
+    assert argv[1] == ["-s", SERIAL, "shell", f"mkdir -p {aside} {aside}/executorch {aside}/executorch/lib {aside}/lib"]
     pushes = [a for a in argv if a[2] == "push"]
     stage = Path(argv[2][3]).parent
-    assert argv[2] == ["-s", SERIAL, "push", str(stage / "conformance_runner"), runner_dir + "/"]
+    assert argv[2] == ["-s", SERIAL, "push", str(stage / "conformance_runner"), aside + "/"]
     pushed = {Path(f).relative_to(stage).as_posix() for a in pushes[:4] for f in a[3:-1]}
     assert {"conformance_runner", "lib/libreference_backend_runtime.so", "executorch/lib/libexecutorch.so",
             "executorch/version.py"} <= pushed
-    assert argv[6][3].startswith("uname -a; echo '--'; LD_LIBRARY_PATH=")
+    assert argv[6] == ["-s", SERIAL, "shell", f"test -d {runner_dir} || mv {aside} {runner_dir}; rm -rf {aside}"]
+    assert argv[7][3].startswith("uname -a; echo '--'; LD_LIBRARY_PATH=")
     # Each runtime task: mkdir, push the bundle, run the runner, pull the results.
     runs = [i for i, a in enumerate(argv) if a[2] == "shell" and "conformance_runner --timeout" in a[3]]
     samples = len(ctx.descriptor.sample_models)
