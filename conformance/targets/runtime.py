@@ -20,18 +20,20 @@ per run, into a directory named by the hash of its content.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import math
 import secrets
 import shutil
+import tarfile
 from pathlib import Path
 from typing import Any, Callable
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.targets.bundle import Bundle, BundleError, decode_tensors, read_result
 from conformance.targets.transport import (
-    TargetError, TargetTimeout, Transport, disk_full, disk_full_line, last_line, quote,
+    COPY_FAILED, TargetError, TargetTimeout, Transport, disk_full, disk_full_line, last_line, quote, untar_bytes,
 )
 from conformance.vendor_process import quote_log, read_log, signal_name
 from conformance.vendor_worker import RuntimeLoad, pack, unpack
@@ -43,6 +45,8 @@ RUNNER_NAME = "conformance_runner"
 GRACE_S = 20.0
 #: Bound of each copy to or from the target.
 COPY_TIMEOUT_S = 120.0
+#: What a one-trip exchange (ssh) may take beyond the runner's time, for copying the bundle and the results.
+EXCHANGE_SLACK_S = 30.0
 RUNNER_MARKER = "[executorch-conformance runner]"
 STATUS_PREFIX = "runner-exit-status "
 #: The runner's exit codes (runner/main.cpp).
@@ -199,42 +203,31 @@ class TargetRuntime:
         t = self.transport
         remote = f"{t.workspace}/{local.name}-{self._token}"
         seconds = max(1, math.ceil(timeout))
-        try:
-            t.put(local, remote, COPY_TIMEOUT_S)
-        except TargetError as exc:
-            raise TargetUnavailable(f"cannot copy {what} to the target: {exc}") from None
         previous, self._previous = self._previous, remote
+        cleanup = f"rm -rf {quote(previous)}; " if previous else ""
         command = (
-            (f"rm -rf {quote(previous)}; " if previous else "")
-            + f"cd {quote(remote)} || exit 90; mkdir -p results; "
+            f"cd {quote(remote)} || exit 90; mkdir -p results; "
             + f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
             + "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
-            + f"echo \"{STATUS_PREFIX}$?\""
+            + f"s=$?; echo \"{STATUS_PREFIX}$s\" > results/status.txt; echo \"{STATUS_PREFIX}$s\""
         )
         waited = seconds + grace(seconds)
+        results = local / "results"
+        shutil.rmtree(results, ignore_errors=True)
+        single = hasattr(t, "exchange")  # one round trip: the bundle in, the runner run, the results out
+        if single:
+            waited += EXCHANGE_SLACK_S
         try:
-            done = t.run(command, waited, f"running {what}")
+            if single:
+                status = self._exchange(remote, local, cleanup, command, results, waited, what)
+            else:
+                status = self._stepwise(remote, local, cleanup + command, results, waited, what)
         except TargetTimeout:
             self._stop(remote)
             raise VendorTimedOut(
                 f"timed out after {timeout:.3g} s in {what}: {t.url} did not answer for {waited:.3g} s "
                 "(the runner did not stop at its timeout, or the connection is lost)"
             ) from None
-        except TargetError as exc:
-            raise TargetUnavailable(f"cannot run {what}: {exc}") from None
-        status = _exit_status(done.stdout)
-        if status is None:
-            lost = t.lost(done)
-            reason = (f"lost the connection to {t.url}: {lost}" if lost else
-                      f"the runner did not run on {t.url} (exit status {done.status}): "
-                      f"{last_line(done.stderr + done.stdout)}")
-            raise TargetUnavailable(f"{reason} (running {what})")
-        results = local / "results"
-        shutil.rmtree(results, ignore_errors=True)
-        try:
-            t.get(f"{remote}/results", results, COPY_TIMEOUT_S)
-        except TargetError as exc:
-            raise TargetUnavailable(f"cannot copy the results of {what} back: {exc}") from None
         step, lines = read_log(results / "log.txt")
         lines = [line for line in lines if not line.startswith(RUNNER_MARKER)]
         if status == EXIT_TIMEOUT:
@@ -251,6 +244,73 @@ class TargetRuntime:
             raise TargetUnavailable(f"the runner on {t.url} failed with exit status {status} running {what}: "
                                     f"{last_line(chr(10).join(lines))}")
         return results, lines
+
+    def _not_run(self, done, what: str, text_out: bool = True) -> TargetUnavailable:
+        """Why the runner gave no exit status: the connection, a full disk, or what the shell said."""
+        url = self.transport.url
+        said = done.stderr + (done.stdout if text_out else "")
+        lost = self.transport.lost(done)
+        if lost:
+            return TargetUnavailable(f"lost the connection to {url}: {lost} (running {what})")
+        if disk_full(said):
+            return TargetUnavailable(f"the disk of {url} is full while running {what}: {disk_full_line(said)}")
+        return TargetUnavailable(f"the runner did not run on {url} (exit status {done.status}): {last_line(said)} "
+                                 f"(running {what})")
+
+    def _stepwise(self, remote: str, local: Path, command: str, results: Path, waited: float, what: str) -> int:
+        """put, run, get: three commands (local, adb); the runner's exit status."""
+        t = self.transport
+        try:
+            t.put(local, remote, COPY_TIMEOUT_S)
+        except TargetTimeout:
+            raise
+        except TargetError as exc:
+            raise TargetUnavailable(f"cannot copy {what} to the target: {exc}") from None
+        try:
+            done = t.run(command, waited, f"running {what}")
+        except TargetTimeout:
+            raise
+        except TargetError as exc:
+            raise TargetUnavailable(f"cannot run {what}: {exc}") from None
+        status = _exit_status(done.stdout)
+        if status is None:
+            raise self._not_run(done, what)
+        try:
+            t.get(f"{remote}/results", results, COPY_TIMEOUT_S)
+        except TargetTimeout:
+            raise
+        except TargetError as exc:
+            raise TargetUnavailable(f"cannot copy the results of {what} back: {exc}") from None
+        return status
+
+    def _exchange(self, remote: str, local: Path, cleanup: str, command: str, results: Path, waited: float,
+                  what: str) -> int:
+        """One command that takes the bundle in and gives the results back (ssh); the runner's exit status."""
+        t = self.transport
+        try:
+            done = t.exchange(local, remote, cleanup, command, waited, f"running {what}")
+        except TargetTimeout:
+            raise
+        except TargetError as exc:
+            raise TargetUnavailable(f"cannot run {what}: {exc}") from None
+        if done.status == COPY_FAILED:
+            try:
+                t.check(dataclasses.replace(done, status=1), f"copying {what} to the target")
+            except TargetError as exc:
+                raise TargetUnavailable(f"cannot copy {what} to the target: {exc}") from None
+        if done.status != 0 or not done.data:
+            raise self._not_run(done, what, text_out=False)
+        try:
+            untar_bytes(done.data, results)
+        except (OSError, tarfile.TarError) as exc:
+            raise TargetUnavailable(f"the results of {what} from {t.url} are not a tar stream: {exc}") from None
+        try:
+            status = _exit_status((results / "status.txt").read_text())
+        except OSError:
+            status = None
+        if status is None:
+            raise self._not_run(done, what, text_out=False)
+        return status
 
     def _stop(self, remote: str) -> None:
         """Kills the runner of a bundle whose command line overran (by the pid it wrote), best effort."""

@@ -16,7 +16,9 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from conformance.targets.transport import Completed, TargetError, Transport, last_line, quote, tar_bytes, untar_bytes
+from conformance.targets.transport import (
+    COPY_FAILED, Completed, TargetError, Transport, last_line, quote, tar_bytes, untar_bytes,
+)
 
 OPTIONS_ENV = "EXECUTORCH_CONFORMANCE_SSH_OPTIONS"
 DEFAULT_WORKSPACE = "/tmp/executorch-conformance"
@@ -61,6 +63,15 @@ class SshTransport(Transport):
         what = f"copying {remote} back"
         done = self.check(self.run(f"tar -cf - -C {quote(remote)} .", timeout, what), what)
         untar_bytes(done.data, local)
+
+    def exchange(self, local: Path, remote: str, first: str, command: str, timeout: float, what: str) -> Completed:
+        """One ssh command: runs ``first`` (freeing space), unpacks the bundle ``local`` (a tar stream on stdin)
+        into ``remote``, runs ``command`` there, and gives ``remote``/results back as a tar stream (``data``); exit
+        status COPY_FAILED if the bundle could not be unpacked (tar's message on stderr), the command's own if it
+        exits."""
+        script = (f"{first}mkdir -p {quote(remote)} && tar -xf - -C {quote(remote)} || exit {COPY_FAILED}; "
+                  f"{{ {command} ; }} > /dev/null; tar -cf - -C {quote(remote + '/results')} .")
+        return self.run(script, timeout, what, input=tar_bytes(local))
 
     def disconnect(self) -> None:
         """Stops the master connection this transport started (the next command connects again)."""

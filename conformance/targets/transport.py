@@ -37,6 +37,9 @@ class Completed:
     data: bytes = b""
 
 
+#: The exit status of a one-trip exchange (``SshTransport.exchange``) whose copy of the bundle failed.
+COPY_FAILED = 91
+
 #: What tools print when the target's file system is full.
 DISK_FULL = ("No space left on device", "ENOSPC", "Disk quota exceeded")
 

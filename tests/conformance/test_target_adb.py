@@ -90,7 +90,8 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
             + re.escape(f"cd {bundle} || exit 90; mkdir -p results; LD_LIBRARY_PATH={runner_dir}/lib:"
                         f"{runner_dir}/executorch/lib {runner_dir}/conformance_runner --timeout ")
             + r"\d+" + re.escape(f" {bundle} > results/stdout.txt 2> results/log.txt & echo $! > pid; "
-                                 'wait $!; echo "runner-exit-status $?"')
+                                 'wait $!; s=$?; echo "runner-exit-status $s" > results/status.txt; '
+                                 'echo "runner-exit-status $s"')
         )
         found = re.fullmatch(pattern, command)
         assert found, command
