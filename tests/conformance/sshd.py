@@ -12,6 +12,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 SSHD = next((p for p in ("/usr/sbin/sshd", shutil.which("sshd") or "") if p and os.path.exists(p)), None)
 
@@ -24,12 +25,17 @@ class Sshd:
     #: an ssh_config file naming the key and the port (for EXECUTORCH_CONFORMANCE_SSH_OPTIONS="-F ...")
     client_config: Path
     log: Path
+    log_file: Any = None
 
     @property
     def url(self) -> str:
         return f"ssh://{self.user}@127.0.0.1:{self.port}"
 
     def stop(self) -> None:
+        """Stops this sshd by its pid (its sessions end with their connections)."""
+        if self.log_file is not None:
+            self.log_file.close()
+            self.log_file = None
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -72,14 +78,14 @@ def start(root: Path) -> Sshd:
         f"PidFile {root / 'sshd.pid'}", "MaxStartups 50", "MaxSessions 50", "",
     ]))
     log = root / "sshd.log"
-    process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL,
-                               stderr=open(log, "wb"))
+    log_file = open(log, "wb")
+    process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL, stderr=log_file)
     client = root / "ssh_config"
     client.write_text("\n".join([
         "Host 127.0.0.1", f"  Port {port}", f"  IdentityFile {root / 'client_key'}", "  IdentitiesOnly yes",
         "  StrictHostKeyChecking no", "  UserKnownHostsFile /dev/null", "  LogLevel ERROR", "",
     ]))
-    server = Sshd(process, port, getpass.getuser(), client, log)
+    server = Sshd(process, port, getpass.getuser(), client, log, log_file)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if process.poll() is not None:
