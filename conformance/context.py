@@ -7,6 +7,10 @@ the vendor process under the timeout: a check waits at most ``timeout``
 seconds for its own calls; shared artifacts (a sample's lowering, the runtime
 load) get the full timeout each and do not count against the check that
 happened to need them first.
+
+With a target (``--target``), the runtime tasks (load, execute) go instead to
+the conformance runner there (``conformance.targets.runtime``), under the same
+timeouts, with the same results and faults.
 """
 
 from __future__ import annotations
@@ -20,13 +24,11 @@ from typing import Any, Callable
 from conformance.descriptor import BackendDescriptor
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
+from conformance.targets.runtime import TASKS as TARGET_TASKS
 from conformance.vendor_process import VendorProcess, quote_log
 from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
-
-#: The tasks a --target serves through its runner (conformance.targets.runtime.TASKS).
-_TARGET_TASKS = frozenset({"load_runtime", "try_load", "execute", "execute_repeatedly"})
 
 #: The default per-check timeout in seconds (ExecuTorch's own backend suite uses 120 s per operator test).
 DEFAULT_TIMEOUT_S = 120.0
@@ -150,7 +152,7 @@ class Context:
         """A call of the check that runs now, bounded by what is left of its timeout."""
         left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
         timeout = min(self.timeout, left)
-        if self.target is not None and task in _TARGET_TASKS:
+        if self.target is not None and task in TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
         if with_log:
             return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
