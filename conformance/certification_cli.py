@@ -135,6 +135,10 @@ def _verify(args: argparse.Namespace) -> int:
     print(f"  backend: {backend['id']} {backend['version']} ({backend['distribution']}) on executorch "
           f"{env.get('executorch')}, {env.get('machine')}; suite {report['suite_version']}, created "
           f"{report['created']}")
+    target = report.get("target")
+    if isinstance(target, dict):
+        print(f"  runtime checks ran on: {target.get('url')} ({target.get('uname')}), "
+              f"{target.get('runner_version')}")
     print(f"  verdict: {result.verdict_line()}")
     print(f"  signature: {signature}")
     for library in args.library or []:

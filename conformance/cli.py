@@ -45,6 +45,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc).replace("--et-checks", "--checks")) from None
     if args.ops is not None and args.certify:
         raise UsageError("--certify runs every operator; it cannot be combined with --ops")
+    runner = _check_target(args)
     if args.expectations:
         from conformance.checks import check_ids
         from conformance.expectations import ExpectationsError, load_expectations
@@ -97,6 +98,8 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args += ["--et-checks", args.checks]
     if args.ops:
         pytest_args += ["--et-ops", args.ops]
+    if args.target:
+        pytest_args += ["--et-target", args.target, "--et-runner", runner]
     if args.workers != 1:
         pytest_args += ["-n", str(args.workers)]
     else:
@@ -142,6 +145,37 @@ def _run(args: argparse.Namespace) -> int:
 
     print(f"page: {write_page(report, report_dir / 'report.html').resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
+
+
+def _check_target(args: argparse.Namespace) -> str | None:
+    """The runner's path if --target is given, after reaching the target once; UsageError (one line) for a
+    bad URL, a missing runner or an unreachable target."""
+    if args.target is None:
+        if args.runner is not None:
+            raise UsageError("--runner is given without --target: say where the runner runs (--target local, ...)")
+        return None
+    from conformance.targets import TargetError, open_transport
+    from conformance.targets.runtime import check_runner
+
+    try:
+        transport = open_transport(args.target)
+        try:
+            if args.runner is None:
+                raise TargetError(f"--target {args.target} needs --runner: the conformance runner built for the "
+                                  "backend (docs/device-runner.md)")
+            runner = check_runner(args.runner)
+            done = transport.run("true", 30, "checking that it answers")
+            if done.status != 0:
+                from conformance.targets.transport import last_line
+
+                raise TargetError(f"cannot reach {args.target}: {last_line(done.stderr + done.stdout)}; check the "
+                                  "address, that the target is up and that it lets you in without a password "
+                                  "(ssh keys, adb authorization)")
+        finally:
+            transport.close()
+    except TargetError as exc:
+        raise UsageError(str(exc)) from None
+    return str(runner)
 
 
 class _Named:
@@ -193,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="show pytest's own output and what the backend prints, instead of progress lines")
     run.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                      help="the longest a check may wait for the backend's code (default 120)")
+    run.add_argument("--target", metavar="URL",
+                     help="run the runtime checks (RT, NDATA, OPS) on a target through the C++ runner: local, "
+                          "ssh://[user@]host[:port][/dir] or adb[://serial][/dir] (docs/device-runner.md)")
+    run.add_argument("--runner", metavar="PATH",
+                     help="the conformance runner built for the backend (build/runner/conformance_runner), with --target")
     run.set_defaults(func=_run)
 
     lst = sub.add_parser("list", help="list the checks with their clauses")

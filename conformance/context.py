@@ -7,6 +7,10 @@ the vendor process under the timeout: a check waits at most ``timeout``
 seconds for its own calls; shared artifacts (a sample's lowering, the runtime
 load) get the full timeout each and do not count against the check that
 happened to need them first.
+
+With a target (``--target``), the runtime tasks (load, execute) go instead to
+the conformance runner there (``conformance.targets.runtime``), under the same
+timeouts, with the same results and faults.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any, Callable
 from conformance.descriptor import BackendDescriptor
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
+from conformance.targets.runtime import TASKS as TARGET_TASKS
 from conformance.vendor_process import VendorProcess, quote_log
 from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
@@ -35,6 +40,10 @@ class Memo:
 
     def __init__(self) -> None:
         self._done: dict[Any, tuple[bool, Any, str | None]] = {}
+
+    def forget(self, key: Any) -> None:
+        """Drops what was computed for ``key`` (the next request computes it again)."""
+        self._done.pop(key, None)
 
     def get(self, key: Any, compute: Callable[[], Any], current: str | None = None) -> Any:
         if key not in self._done:
@@ -73,10 +82,14 @@ class Context:
     """Lazily obtained results of the vendor's code for the checks of one run."""
 
     def __init__(self, descriptor: BackendDescriptor, spec: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None,
+                 target: str | None = None, runner: str | Path | None = None) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
-        receives what the vendor process prints outside the runtime calls (default: the scratch dir)."""
+        receives what the vendor process prints outside the runtime calls (default: the scratch dir).
+        With ``target`` (a --target URL) and ``runner`` (the runner executable built for the backend), the
+        runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
+        stay here."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -94,6 +107,10 @@ class Context:
         self.operator_selection: frozenset[str] | None = None
         #: check id -> (key, value) pairs a check recorded for its test report (user_properties)
         self.properties: dict[str, list[tuple[str, str]]] = {}
+        self.target = None
+        self._target_recorded = False
+        if target is not None:
+            self.use_target(target, runner)
 
     # ----------------------------------------------------------------- run bookkeeping
 
@@ -102,12 +119,29 @@ class Context:
         self.current_check = check_id
         self._deadline = time.monotonic() + self.timeout
 
+    def use_target(self, target: str | None, runner: str | Path | None = None) -> None:
+        """Serves the runtime tasks from now on through the runner on ``target`` (None: the vendor process
+        again), keeping every lowering; the runtime is loaded again where they now run."""
+        from conformance.targets import open_transport
+        from conformance.targets.runtime import TargetRuntime
+
+        if self.target is not None:
+            self.target.close()
+            self.target = None
+        if target is not None:
+            self.target = TargetRuntime(open_transport(target), Path(runner or ""), self.scratch_dir(),
+                                        self.descriptor.backend_id, self._runtime_libraries)
+        self._target_recorded = False
+        self._memo.forget(("runtime",))
+
     def record(self, key: str, value: str) -> None:
         """Adds a (key, value) to the test report of the check that runs now (see suite/test_contract.py)."""
         self.properties.setdefault(self.current_check or "", []).append((key, value))
 
     def close(self) -> None:
         self.vendor.close()
+        if self.target is not None:
+            self.target.close()
         self._scratch.cleanup()
 
     def scratch_dir(self) -> Path:
@@ -118,9 +152,29 @@ class Context:
         """A call of the check that runs now, bounded by what is left of its timeout."""
         left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
         timeout = min(self.timeout, left)
+        if self.target is not None and task in TARGET_TASKS:
+            return self._on_target(task, args, what, timeout, with_log)
         if with_log:
             return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
         return self.vendor.call(task, *args, what=what, timeout=timeout)
+
+    def _on_target(self, task: str, args: tuple, what: str, timeout: float, with_log: bool) -> Any:
+        """A runtime task served by the runner on the target; the first one records what the target is."""
+        try:
+            if with_log:
+                return self.target.call_with_log(task, *args, what=what, timeout=timeout)
+            return self.target.call(task, *args, what=what, timeout=timeout)
+        finally:
+            if self.target.info is not None and not self._target_recorded:
+                import json
+
+                self._target_recorded = True
+                self.record("target", json.dumps(self.target.info, sort_keys=True))
+
+    def _runtime_libraries(self) -> tuple[tuple[str, ...], str | None]:
+        """The descriptor's runtime_libraries() from the vendor process, or the error it raised."""
+        found = self._call("runtime_libraries", what="runtime_libraries()")
+        return tuple(found["libraries"]), found["error"]
 
     def _shared(self, key: Any, compute: Callable[[], Any]) -> Any:
         """A memoized artifact: computed with the full timeout, its time not charged to the check."""
@@ -258,7 +312,7 @@ class Context:
 
     def runtime_load(self) -> RuntimeLoad:
         """What loading the runtime did in a fresh vendor process (the first load of the run)."""
-        if self.descriptor.load_runtime is None:
+        if self.descriptor.load_runtime is None and self.target is None:
             raise NotApplicable("the descriptor declares no runtime for this host (load_runtime is None)")
         return self._shared(("runtime",), lambda: self._call("load_runtime", what="load_runtime()"))
 

@@ -64,6 +64,13 @@ class VendorTimedOut(CheckFailed):
     outcome = TIMED_OUT
 
 
+class TargetUnavailable(CheckFailed):
+    """The target could not run the check (lost connection, full disk, the runner did not start): the
+    message names the target and what failed."""
+
+    outcome = ERROR
+
+
 def ensure(condition: bool, message: str) -> None:
     """Raises CheckFailed(message) unless ``condition``."""
     if not condition:

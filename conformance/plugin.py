@@ -41,6 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--et-command", help="the command line to record in the report (set by executorch-conformance)")
     group.addoption("--et-ops", metavar="OPS", help="comma-separated operator schema names: the OPS checks run only these")
+    group.addoption("--et-target", metavar="URL",
+                    help="run the runtime checks on a target through the C++ runner: local, ssh://[user@]host[:port], "
+                         "adb[://serial] (docs/device-runner.md)")
+    group.addoption("--et-runner", metavar="PATH", help="the conformance runner built for the backend (with --et-target)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -154,6 +158,8 @@ class ConformanceRun:
         self.timeout = float(config.getoption("et_timeout"))
         if not self.timeout > 0:
             raise pytest.UsageError(f"--et-timeout must be a positive number of seconds, not {self.timeout:g}")
+        self.target_url, self.runner = _target_options(config)
+        self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
         self.results: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
@@ -172,7 +178,7 @@ class ConformanceRun:
                 log = Path(report).parent / f"vendor-process{'-' + worker if worker else ''}.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.unlink(missing_ok=True)
-            self._context = Context(self.descriptor, self.spec, self.timeout, log)
+            self._context = Context(self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner)
             self._context.operator_selection = self.ops
         return self._context
 
@@ -237,6 +243,8 @@ class ConformanceRun:
         import json
 
         for key, value in report.user_properties:
+            if key == "target" and self.target is None:
+                self.target = json.loads(value)
             if key != "operators":
                 continue
             for row in json.loads(value):
@@ -270,10 +278,12 @@ class ConformanceRun:
                 "backend": self.spec, "expectations": self.config.getoption("et_expectations"),
                 "certify": self.certify, "checks": self.config.getoption("et_checks"), "timeout": self.timeout,
                 "workers": _workers(self.config),
+                **({"target": self.target_url} if self.target_url else {}),
             },
             command=self.config.getoption("et_command"),
             duration_s=time.monotonic() - self.started,
             operators=list(self.operators.values()) if self.operators else None,
+            target=self.target if self.target_url else None,
         )
         path = self.config.getoption("et_report")
         if path:
@@ -314,6 +324,26 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
     return lines
+
+
+def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:
+    """(--et-target, --et-runner), checked: a usage error names a bad URL or a missing runner."""
+    url, runner = config.getoption("et_target"), config.getoption("et_runner")
+    if url is None:
+        if runner is not None:
+            raise pytest.UsageError("--et-runner is given without --et-target: say where the runner runs")
+        return None, None
+    from conformance.targets import TargetError, open_transport
+    from conformance.targets.runtime import check_runner
+
+    try:
+        open_transport(url).close()
+        if runner is None:
+            raise TargetError(f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
+                              "(docs/device-runner.md)")
+        return url, str(check_runner(runner))
+    except TargetError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def parse_ops(text: str | None, descriptor) -> frozenset[str] | None:

@@ -141,10 +141,12 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
 def build_report(
     *, descriptor: Any, results: list[dict[str, Any]], certify: bool, interrupted: bool, selected: list[str],
     options: dict[str, Any], command: str | None, duration_s: float,
-    operators: list[dict[str, Any]] | None = None,
+    operators: list[dict[str, Any]] | None = None, target: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
-    the OPS checks (one per operator and dtype), reported as the ``operators`` section when given."""
+    the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
+    ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
+    runner's libraries there), reported as the ``target`` section when given."""
     import datetime
     import platform
     import shlex
@@ -189,6 +191,8 @@ def build_report(
     }
     if operators is not None:
         report["operators"] = operators
+    if target is not None:
+        report["target"] = target
     return report
 
 

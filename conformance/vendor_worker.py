@@ -539,6 +539,17 @@ def execute_repeatedly(programs: list[tuple[str, bytes]], rounds: list[dict[str,
     return {"outputs": outputs}
 
 
+def runtime_libraries() -> dict[str, Any]:
+    """The descriptor's runtime_libraries() as strings, or the error it raised (for a target's RT-1)."""
+    try:
+        listed = vendor_call("runtime_libraries()", _state.descriptor.runtime_libraries)
+        return {"libraries": [str(p) for p in listed], "error": None}
+    except VendorError as exc:
+        return {"libraries": [], "error": str(exc)}
+    except TypeError:
+        return {"libraries": [], "error": "runtime_libraries() returned something that is not a sequence of paths"}
+
+
 def executorch_version() -> str:
     from executorch.version import __version__
 
@@ -552,5 +563,5 @@ def ping() -> int:
 TASKS = {
     f.__name__: f
     for f in (ping, sample, fresh_cases, describe_partitioners, lower, load_runtime, try_load, execute,
-              execute_repeatedly, executorch_version)
+              execute_repeatedly, runtime_libraries, executorch_version)
 }

@@ -104,7 +104,7 @@ JSON_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "json"]
 def test_docs_exist():
     names = {p.name for p in DOCS}
     for wanted in ("contract.md", "blob-header.md", "version-policy.md", "out-of-tree-guide.md",
-                   "certification.md", "report-schema.md"):
+                   "certification.md", "report-schema.md", "device-runner.md"):
         assert wanted in names
 
 

@@ -1,0 +1,194 @@
+// The entry kinds of a bundle (manifest.h):
+//   describe  the registered backends and whether each is available, and the
+//             shared libraries mapped into this process (/proc/self/maps)
+//   execute   load the program (with its .ptd) and execute forward once
+//   try_load  load the program, and with inputs execute it: the error, or the output count
+//   repeat    load every program `copies` times, all alive together, and execute
+//             each once per round with that round's inputs
+#include "entries.h"
+
+#include "tensors.h"
+
+#include <executorch/extension/module/module.h>
+#include <executorch/runtime/backend/interface.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace conformance_runner {
+
+using executorch::extension::Module;
+using executorch::extension::TensorPtr;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+
+const char* const kStepMarker = "[executorch-conformance step] ";
+
+void step(const std::string& what) {
+  const std::string line = std::string("\n") + kStepMarker + what + "\n";
+  std::fflush(stderr);
+  (void)!::write(2, line.data(), line.size());
+}
+
+namespace {
+
+std::string hex(Error e) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", static_cast<unsigned>(e));
+  return buf;
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+// Accumulates a result file and writes it at the end.
+struct Result {
+  std::ostringstream text;
+
+  void error(const std::string& at, const std::string& message) {
+    text << "status error\nstep " << one_line(at) << "\nerror " << one_line(message) << "\n";
+  }
+
+  bool write(const std::string& path, std::string& err) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text.str();
+    out.flush();
+    if (!out) {
+      err = "cannot write " + path + ": " + std::strerror(errno ? errno : EIO);
+      return false;
+    }
+    return true;
+  }
+};
+
+std::unique_ptr<Module> open_module(const std::string& dir, const std::string& file, const std::string& data) {
+  std::vector<std::string> data_files;
+  if (!data.empty()) data_files.push_back(dir + "/" + data);
+  return std::make_unique<Module>(dir + "/" + file, data_files, Module::LoadMode::File);
+}
+
+std::vector<EValue> as_values(const std::vector<TensorPtr>& tensors) {
+  std::vector<EValue> values;
+  for (const auto& t : tensors) values.emplace_back(t);
+  return values;
+}
+
+void describe(Result& result) {
+  const size_t n = executorch::runtime::get_num_registered_backends();
+  for (size_t i = 0; i < n; ++i) {
+    auto name = executorch::runtime::get_backend_name(i);
+    if (!name.ok()) continue;
+    step(std::string("is_available() of ") + *name);
+    auto* backend = executorch::runtime::get_backend_class(*name);
+    result.text << "registered " << *name << " " << (backend != nullptr && backend->is_available() ? 1 : 0) << "\n";
+  }
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> seen;
+  std::string line;
+  while (std::getline(maps, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (seen.insert(path).second) result.text << "mapped " << path << "\n";
+  }
+  result.text << "status ok\n";
+}
+
+void execute(const std::string& dir, const Entry& entry, bool trial, Result& result, const std::string& out) {
+  if (entry.programs.empty()) return result.error("bundle", "entry " + entry.id + " names no program");
+  std::string error;
+  std::vector<TensorPtr> inputs;
+  if (!entry.inputs.empty()) {
+    inputs = read_tensors(dir + "/" + entry.inputs, error);
+    if (!error.empty()) return result.error("bundle", error);
+  }
+  const std::string load = "load of " + entry.what;
+  step(load);
+  auto module = open_module(dir, entry.programs[0].file, entry.data);
+  const Error loaded = module->load_method("forward");
+  if (loaded != Error::Ok) return result.error(load, "loading method 'forward' failed with error " + hex(loaded));
+  if (trial && entry.inputs.empty()) {
+    result.text << "status ok\noutputs none\n";
+    return;
+  }
+  const std::string run = "execute of " + entry.what;
+  step(run);
+  auto outputs = module->execute("forward", as_values(inputs));
+  if (!outputs.ok()) return result.error(run, "executing method 'forward' failed with error " + hex(outputs.error()));
+  if (!trial && !write_tensors(out, *outputs, error)) return result.error("writing the outputs", error);
+  result.text << "status ok\noutputs " << outputs->size() << "\n";
+}
+
+void repeat(const std::string& dir, const Entry& entry, Result& result) {
+  struct Loaded {
+    std::string name;
+    int copy;
+    std::unique_ptr<Module> module;
+  };
+  std::vector<Loaded> loaded;
+  for (const auto& program : entry.programs) {
+    for (int copy = 0; copy < entry.copies; ++copy) {
+      const std::string what = "load of sample '" + program.name + "' (copy " + std::to_string(copy + 1) + " of " +
+                               std::to_string(entry.copies) + ")";
+      step(what);
+      auto module = open_module(dir, program.file, "");
+      const Error e = module->load_method("forward");
+      if (e != Error::Ok) return result.error(what, "loading method 'forward' failed with error " + hex(e));
+      loaded.push_back({program.name, copy, std::move(module)});
+    }
+  }
+  int last_round = -1;
+  for (const auto& r : entry.rounds) last_round = r.index > last_round ? r.index : last_round;
+  for (int round = 0; round <= last_round; ++round) {
+    for (auto& m : loaded) {
+      const Round* inputs_of = nullptr;
+      for (const auto& r : entry.rounds) {
+        if (r.index == round && r.name == m.name) inputs_of = &r;
+      }
+      if (inputs_of == nullptr) continue;
+      std::string error;
+      auto inputs = read_tensors(dir + "/" + inputs_of->file, error);
+      if (!error.empty()) return result.error("bundle", error);
+      const std::string what = "execute of sample '" + m.name + "' (copy " + std::to_string(m.copy + 1) +
+                               ", round " + std::to_string(round + 1) + ")";
+      step(what);
+      auto outputs = m.module->execute("forward", as_values(inputs));
+      if (!outputs.ok()) return result.error(what, "executing method 'forward' failed with error " + hex(outputs.error()));
+      const std::string file = entry.id + "-" + m.name + "-" + std::to_string(m.copy) + "-" + std::to_string(round) + ".bin";
+      if (!write_tensors(dir + "/results/" + file, *outputs, error)) return result.error("writing the outputs", error);
+      result.text << "output " << m.name << " " << m.copy << " " << round << " " << file << "\n";
+    }
+  }
+  result.text << "status ok\n";
+}
+
+}  // namespace
+
+bool run_entry(const std::string& dir, const Entry& entry, std::string& error) {
+  Result result;
+  const std::string base = dir + "/results/" + entry.id;
+  if (entry.kind == "describe") {
+    describe(result);
+  } else if (entry.kind == "execute") {
+    execute(dir, entry, false, result, base + ".bin");
+  } else if (entry.kind == "try_load") {
+    execute(dir, entry, true, result, base + ".bin");
+  } else if (entry.kind == "repeat") {
+    repeat(dir, entry, result);
+  } else {
+    result.error("bundle", "unknown entry kind '" + entry.kind + "'");
+  }
+  return result.write(base + ".txt", error);
+}
+
+}  // namespace conformance_runner

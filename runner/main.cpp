@@ -1,0 +1,92 @@
+// conformance_runner: runs the runtime checks' entries of a bundle on the
+// target, through ExecuTorch's standard Module API, with the vendor's backend
+// linked in (docs/device-runner.md).
+//
+//   conformance_runner [--timeout SECONDS] BUNDLE_DIR
+//   conformance_runner --version
+//
+// Reads BUNDLE_DIR/manifest.txt, runs each entry and writes
+// BUNDLE_DIR/results/<id>.txt (and the outputs as .bin tensor files). What
+// the runtime logs goes to stderr, with a step line before each load and
+// execute. Exit codes: 0 every result written (a runtime error is a result),
+// 64 usage, 65 a malformed bundle, 74 a result could not be written (a full
+// disk), 124 the timeout passed (the process is stopped by SIGALRM).
+#include "entries.h"
+#include "manifest.h"
+
+#include <executorch/runtime/platform/runtime.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef CONFORMANCE_RUNNER_VERSION
+#define CONFORMANCE_RUNNER_VERSION "0.0.0"
+#endif
+#ifndef CONFORMANCE_RUNNER_EXECUTORCH_VERSION
+#define CONFORMANCE_RUNNER_EXECUTORCH_VERSION "unknown"
+#endif
+
+namespace {
+
+void on_alarm(int) {
+  static const char message[] = "\n[executorch-conformance runner] the timeout passed; stopping\n";
+  (void)!::write(2, message, sizeof message - 1);
+  ::_exit(124);
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: conformance_runner [--timeout SECONDS] BUNDLE_DIR | --version\n");
+  return 64;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir;
+  long timeout = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--version") {
+      std::printf("conformance_runner %s (executorch %s)\n", CONFORMANCE_RUNNER_VERSION,
+                  CONFORMANCE_RUNNER_EXECUTORCH_VERSION);
+      return 0;
+    } else if (arg == "--timeout" && i + 1 < argc) {
+      char* end = nullptr;
+      timeout = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || timeout < 0) return usage();
+    } else if (dir.empty() && arg[0] != '-') {
+      dir = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (dir.empty()) return usage();
+  if (timeout > 0) {
+    std::signal(SIGALRM, on_alarm);
+    ::alarm(static_cast<unsigned>(timeout));
+  }
+  executorch::runtime::runtime_init();
+  std::vector<conformance_runner::Entry> entries;
+  std::string error;
+  if (!conformance_runner::read_manifest(dir + "/manifest.txt", entries, error)) {
+    std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());
+    return 65;
+  }
+  const std::string results = dir + "/results";
+  if (::mkdir(results.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "conformance_runner: cannot create %s: %s\n", results.c_str(), std::strerror(errno));
+    return 74;
+  }
+  for (const auto& entry : entries) {
+    if (!conformance_runner::run_entry(dir, entry, error)) {
+      std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());
+      return 74;
+    }
+  }
+  return 0;
+}

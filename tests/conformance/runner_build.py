@@ -1,0 +1,36 @@
+"""Builds the conformance runner (runner/) for a backend with CMake, into build/tests/."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(sysconfig.get_paths()["purelib"])
+
+
+def tool(name: str) -> str:
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else name
+
+
+def build_runner(name: str, *defines: str, prefix: str = "") -> Path:
+    """The runner built with ``defines`` into build/tests/runner-<name>-<xdist worker>; its path."""
+    build = ROOT / "build" / "tests" / f"runner-{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    prefix_path = ";".join(p for p in (str(SITE / "executorch"), prefix) if p)
+    configure = [tool("cmake"), "-S", str(ROOT / "runner"), "-B", str(build), "-G", "Ninja",
+                 f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_PREFIX_PATH={prefix_path}",
+                 "-DCMAKE_BUILD_TYPE=Release", *defines]
+    for argv in (configure, [tool("cmake"), "--build", str(build)]):
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        assert proc.returncode == 0, f"{' '.join(argv)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return build / "conformance_runner"
+
+
+def reference_runner() -> Path:
+    """The runner linked with the reference backend through its CMake package (ReferenceBackend::Backend)."""
+    return build_runner("reference", "-DRUNNER_BACKEND_PACKAGE=ReferenceBackend",
+                        "-DRUNNER_BACKEND_TARGET=ReferenceBackend::Backend", prefix=str(SITE / "reference_backend"))
