@@ -24,8 +24,8 @@ def test_committed_results_render_to_the_committed_table(tmp_path):
     for version in ("1.0.1", "1.1.0", "1.2.0"):
         assert "| pass | pass | n/a: the wheel ships no runtime/backend headers" in rows[version]
     committed = (ROOT / "matrix" / "README.md").read_text()
-    assert [l for l in text.splitlines() if l.startswith("| 1.")] == [
-        l for l in committed.splitlines() if l.startswith("| 1.")
+    assert [ln for ln in text.splitlines() if ln.startswith("| 1.")] == [
+        ln for ln in committed.splitlines() if ln.startswith("| 1.")
     ]
 
 
