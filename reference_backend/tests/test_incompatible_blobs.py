@@ -74,7 +74,8 @@ def test_older_minor_runs_with_a_warning(runtime, exported, capfd):
     from models import cases
 
     model, example = cases()["mlp"]
-    with pytest.warns(ReexportRecommendedWarning, match="fix: re-export with executorch-reference-backend>=0.3.0"):  # noqa: PT031  either call may warn first
+    hint = "fix: re-export with executorch-reference-backend>=0.3.0"
+    with pytest.warns(ReexportRecommendedWarning, match=hint):  # noqa: PT031  either call may warn first
         method = reference_backend.load_method(pte)
         reference_backend.check_program(pte)
     out = method.execute(list(example))[0]
