@@ -304,8 +304,8 @@ def format_changes(old: dict, new: dict, changes: list[Change], limit: int | Non
     lines = [
         f"ABI diff executorch {old['release']} -> {new['release']}",
         f"  runtime library: {old['runtime_library']['path']} -> {new['runtime_library']['path']}",
-        f"  executorch symbols exported: {old['symbols']['executorch_exported']} -> "
-        f"{new['symbols']['executorch_exported']}",
+        (f"  executorch symbols exported: {old['symbols']['executorch_exported']} -> "
+        f"{new['symbols']['executorch_exported']}"),
         f"  layouts: {old['layouts']['status']} -> {new['layouts']['status']}",
     ]
     by_cat: dict[str, list[Change]] = {}

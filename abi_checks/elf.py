@@ -167,7 +167,7 @@ _cxa_demangle = None
 
 
 def _load_demangler():
-    global _cxa_demangle
+    global _cxa_demangle  # noqa: PLW0603  loaded once, on first use
     if _cxa_demangle is None:
         try:
             lib = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")

@@ -172,8 +172,8 @@ def library_problems(report: dict[str, Any], library: str | Path) -> tuple[str, 
         return digest, [f"--library {path.name}: the report records no runtime library"]
     same_name = [lib for lib in recorded if Path(lib["path"]).name == path.name] or recorded
     told = ", ".join(f"{Path(lib['path']).name} {str(lib['sha256'])[:16]}…" for lib in same_name)
-    return digest, [f"--library {path.name} has SHA-256 {digest[:16]}…, which is not the tested runtime library "
-                    f"({told})"]
+    return digest, [(f"--library {path.name} has SHA-256 {digest[:16]}…, which is not the tested runtime library "
+                    f"({told})")]
 
 
 def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, Any]]:

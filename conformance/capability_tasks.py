@@ -146,14 +146,14 @@ def _size_sets(bounds: dict[str, int], inputs_dims: list[list[Any]]) -> list[tup
     """(label, symbol -> size, within the bounds) for the sizes the checks run."""
     names = sorted(bounds)
     sets = [
-        ("every dynamic dimension 1", {s: 1 for s in names}, True),
+        ("every dynamic dimension 1", dict.fromkeys(names, 1), True),
         ("every dynamic dimension at its bound", dict(bounds), True),
         ("dynamic dimensions between 1 and their bounds", {s: max(1, (bounds[s] + 1) // 2) for s in names}, True),
     ]
     # Above one bound but within ExecuTorch's capacity (bound product) for every input holding it:
     # such a size passes ExecuTorch's own check and reaches the backend.
     for s in names:
-        sizes = {t: 1 for t in names}
+        sizes = dict.fromkeys(names, 1)
         sizes[s] = bounds[s] + 1
         fits = True
         for dims in inputs_dims:
@@ -206,7 +206,7 @@ def dynamic_flow(name: str) -> dict[str, Any]:
     for node in exported.graph.nodes:
         if node.op != "placeholder" or node.name not in user_inputs:
             continue
-        dims = []
+        dims: list[int | str] = []
         for d in node.meta["val"].shape:
             if isinstance(d, int):
                 dims.append(d)

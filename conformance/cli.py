@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"executorch-conformance {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except Exception as exc:  # a bug of this tool: one line, not a traceback, and exit code 3
+    except Exception as exc:  # noqa: BLE001  a bug of this tool: one line, not a traceback, and exit code 3
         import traceback
 
         where = traceback.extract_tb(exc.__traceback__)[-1]

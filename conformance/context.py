@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from conformance.descriptor import BackendDescriptor
+from conformance.descriptor import BackendDescriptor, NamedDataSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TASKS as TARGET_TASKS
@@ -267,7 +268,7 @@ class Context:
         return lowering
 
     def pte(self, name: str) -> bytes:
-        return self.lowered(name).pte
+        return self.lowered(name).pte_bytes
 
     def read(self, pte: bytes) -> PteProgram:
         if pte not in self._programs:
@@ -283,7 +284,7 @@ class Context:
 
     # ----------------------------------------------------------------- named data
 
-    def require_named_data(self):
+    def require_named_data(self) -> NamedDataSupport:
         """The descriptor's NamedDataSupport, or NotApplicable if it declares none."""
         support = self.descriptor.named_data
         if support is None:
@@ -304,7 +305,7 @@ class Context:
                     f"{lowering.error}"
                 )
             files = {n: Path(p) for n, p in lowering.data_files.items()}
-            return NamedDataLowered(lowering.pte, out / "model.pte", files, lowering.records)
+            return NamedDataLowered(lowering.pte_bytes, out / "model.pte", files, lowering.records)
 
         return self._shared(("named_data",), compute)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.metadata
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 ENTRY_POINT_GROUP = "executorch_conformance.backends"
 
@@ -239,7 +240,7 @@ def load_descriptor(spec: str) -> BackendDescriptor:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from None
-    except (Exception, SystemExit) as exc:  # the vendor's module raised while being imported
+    except (Exception, SystemExit) as exc:  # noqa: BLE001  the vendor's module raised while being imported
         raise DescriptorError(
             f"importing {module_name!r} for backend {spec!r} raised {type(exc).__name__}: {exc}"
         ) from None

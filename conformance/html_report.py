@@ -225,9 +225,9 @@ def render_page(report: dict[str, Any]) -> str:
 
     body = [
         f"<h1>{_e(title)}</h1>",
-        f'<p class="sub">executorch-conformance {_e(_get(report, "suite_version", "?"))} · '
+        (f'<p class="sub">executorch-conformance {_e(_get(report, "suite_version", "?"))} · '
         f'{_e(_get(report, "mode", "?"))} mode · executorch {_e(_get(env, "executorch", "?"))} · '
-        f'{_e(_get(env, "machine", "?"))} · {_e(_get(report, "created", "?"))}</p>',
+        f'{_e(_get(env, "machine", "?"))} · {_e(_get(report, "created", "?"))}</p>'),
         f'<p><span class="verdict {vclass}" id="verdict">{_e(verdict or "no verdict")}</span></p>',
         f'<ul class="reasons" id="verdict-reasons">{reasons}{warnings}</ul>' if reasons or warnings else "",
         f'<p class="counts" id="summary"><span><b>{_e(total)}</b> checks:</span>{counts}</p>',

@@ -4,13 +4,13 @@ loads here (backend registered, blob accepted) with the runtime's own reason."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.blob_header import HeaderError, read_header
 from conformance.fdcapture import capture_stderr
 from conformance.pte import describe, read_pte
 from conformance.vendor_process import signal_name
-
 
 #: How long one method may take to load in the child process.
 LOAD_TIMEOUT_S = 120.0
@@ -65,7 +65,7 @@ _child_backends: list[str] | None = None
 
 def _child_prepare(specs: list[str]) -> list[str]:
     """Loads the runtimes named by ``specs`` once per child; returns what that did."""
-    global _child_backends
+    global _child_backends  # noqa: PLW0603  once per child process
     if _child_backends is None:
         _child_backends = _load_backends(specs)
     return _child_backends
@@ -98,7 +98,7 @@ def _child_load(specs: list[str], pte: bytes, method: str, log_path: str) -> str
     saved_stream = sys.stderr
     with open(log_path, "wb", buffering=0) as sink:
         os.dup2(sink.fileno(), 2)
-        sys.stderr = open(os.dup(sink.fileno()), "w", buffering=1, errors="backslashreplace")
+        sys.stderr = open(os.dup(sink.fileno()), "w", buffering=1, errors="backslashreplace")  # noqa: SIM115  kept open
         try:
             Runtime.get().load_program(pte).load_method(method)
             return None
@@ -116,7 +116,7 @@ def _child_load(specs: list[str], pte: bytes, method: str, log_path: str) -> str
 
 
 
-def runtime_status(data: bytes | str, method_names: list[str], backend_ids: list[str] = (),
+def runtime_status(data: bytes | str, method_names: list[str], backend_ids: Sequence[str] = (),
                    load: list[str] | None = None, timeout: float = LOAD_TIMEOUT_S) -> list[str]:
     """Loads the runtimes named by ``load``, tells whether each delegate's
     backend is registered, then one line per method: loads here, or the error

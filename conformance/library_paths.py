@@ -12,6 +12,7 @@ same class and machine, as the loader requires.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import os
@@ -20,6 +21,7 @@ import site
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.dynamic import DynamicSection
@@ -48,7 +50,10 @@ def read_library(path: str | os.PathLike) -> LibraryInfo:
     try:
         with open(p, "rb") as f:
             elf = ELFFile(f)
-            needed, rpath, runpath = [], [], []
+            needed: list[str] = []
+            rpath: list[str] = []
+            runpath: list[str] = []
+            tag: Any  # pyelftools sets needed/rpath/runpath on the tag object by its type
             for section in elf.iter_sections():
                 if not isinstance(section, DynamicSection):
                     continue
@@ -67,10 +72,8 @@ def read_library(path: str | os.PathLike) -> LibraryInfo:
 def environment_roots() -> list[Path]:
     """The installed environment: sys.prefix and the site and scheme directories, resolved."""
     roots = {sys.prefix, *site.getsitepackages()}
-    try:
+    with contextlib.suppress(AttributeError):  # some embedded interpreters have no user site
         roots.add(site.getusersitepackages())
-    except AttributeError:  # some embedded interpreters have no user site
-        pass
     for key in ("purelib", "platlib", "data"):
         roots.add(sysconfig.get_paths().get(key) or sys.prefix)
     return sorted({Path(os.path.realpath(r)) for r in roots if r}, key=str)
@@ -87,8 +90,8 @@ def _ld_so_conf(path: str = "/etc/ld.so.conf", depth: int = 0) -> list[str]:
         lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return dirs
-    for line in lines:
-        line = line.split("#", 1)[0].strip()
+    for raw in lines:
+        line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         if line.startswith("include ") and depth < 8:

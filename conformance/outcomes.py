@@ -29,7 +29,7 @@ TIMED_OUT = "timed_out"
 NOT_RUN = "not_run"
 NOT_APPLICABLE = "not_applicable"
 EXPECTED_FAILURE = "expected_failure"
-UNEXPECTED_PASS = "unexpected_pass"
+UNEXPECTED_PASS = "unexpected_pass"  # noqa: S105  an outcome, not a password
 
 OUTCOMES = (
     PASSED, FAILED, ERROR, CRASHED, TIMED_OUT, NOT_RUN, NOT_APPLICABLE, EXPECTED_FAILURE, UNEXPECTED_PASS,

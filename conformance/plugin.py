@@ -20,7 +20,16 @@ from conformance.context import DEFAULT_TIMEOUT_S
 from conformance.descriptor import DescriptorError, load_descriptor
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import (
-    CRASHED, ERROR, EXPECTED_FAILURE, FAILED, LABELS, NOT_APPLICABLE, NOT_RUN, OUTCOMES, PASSED, UNEXPECTED_PASS,
+    CRASHED,
+    ERROR,
+    EXPECTED_FAILURE,
+    FAILED,
+    LABELS,
+    NOT_APPLICABLE,
+    NOT_RUN,
+    OUTCOMES,
+    PASSED,
+    UNEXPECTED_PASS,
 )
 from conformance.registry import AREAS
 from conformance.report import build_report, write_report
@@ -100,10 +109,10 @@ def _status(report: pytest.TestReport) -> tuple[str, str] | None:
         return CRASHED, reason
     if report.when == "call":
         if report.passed:
-            return PASSED, props.get("note", "")
+            return PASSED, str(props.get("note", ""))
         if "[XPASS(strict)]" in reason:
             return UNEXPECTED_PASS, reason
-        return props.get("outcome", FAILED), reason
+        return str(props.get("outcome", FAILED)), reason
     if report.failed:
         return ERROR, reason
     return None
@@ -188,7 +197,7 @@ class ConformanceRun:
             self._context = None
 
     def _wanted(self, check_id: str) -> bool:
-        return self.selected is None or check_id in self.selected or check_id.split("-")[0] in self.selected
+        return self.selected is None or check_id in self.selected or check_id.split("-", maxsplit=1)[0] in self.selected
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -247,7 +256,7 @@ class ConformanceRun:
                 self.target = json.loads(value)
             if key != "operators":
                 continue
-            for row in json.loads(value):
+            for row in json.loads(str(value)):  # recorded with json.dumps
                 old = self.operators.get((row["op"], row["dtype"]))
                 if old is None or row["ran"] >= old["ran"]:
                     self.operators[(row["op"], row["dtype"])] = {**(old or {}), **row}
@@ -315,11 +324,11 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     s = report["summary"]
     bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
     lines = [
-        f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
+        (f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
         f"{', interrupted' if report['interrupted'] else ''}): "
         f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
         f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
-        f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
+        f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes")
     ]
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]

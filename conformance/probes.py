@@ -4,7 +4,8 @@ the output, the shapes or the worst difference."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from conformance.outcomes import CheckFailed, ensure
 

@@ -6,7 +6,7 @@ of all checks belongs to ``conformance.checks``."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from conformance.outcomes import MUST, SHOULD, CheckFailed, NotApplicable, ensure  # noqa: F401  (re-exported)
 
@@ -43,7 +43,8 @@ def check(id: str, clause: str, title: str, level: str = MUST, applies_if: str |
     """Marks the decorated function ``fn(ctx)`` as the check ``id`` (found by ``conformance.checks``)."""
 
     def mark(fn: Callable) -> Callable:
-        fn.conformance_check = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
+        marked = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
+        fn.conformance_check = marked  # type: ignore[attr-defined]  # read back by conformance.checks
         return fn
 
     return mark

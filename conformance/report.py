@@ -56,7 +56,7 @@ def verdict(
     that do not pass are warnings. Checks failed by one cause (the same reason)
     are named together in one reason.
     """
-    causes: dict[str, list[str]] = {}
+    causes: dict[tuple[str, str], list[str]] = {}
     warnings = []
     for r in results:
         bad = r["outcome"] in BAD
@@ -79,11 +79,11 @@ def verdict(
     if not results:
         reasons.append("the report holds no results")
     by_id = {r["id"]: r["reason"] for r in results}
-    for (outcome, cause), ids in causes.items():
+    for (outcome, shared), ids in causes.items():
         if len(ids) == 1:
             reasons.append(f"{ids[0]} {outcome}: {by_id[ids[0]]}")
         else:
-            reasons.append(f"{len(ids)} checks {outcome} for one cause ({', '.join(ids)}): {cause}")
+            reasons.append(f"{len(ids)} checks {outcome} for one cause ({', '.join(ids)}): {shared}")
     if reasons:
         return "not conformant", reasons, warnings
     return ("certified" if certify else "conformant"), [], warnings
@@ -127,9 +127,9 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
     """Path and sha256 of each runtime library the descriptor names; an error is recorded, not raised."""
     try:
         paths = [str(p) for p in descriptor.runtime_libraries()]
-    except Exception as exc:  # the vendor's code: record what it did
+    except Exception as exc:  # noqa: BLE001  the vendor's code: record what it did
         return [{"path": None, "sha256": None, "error": f"runtime_libraries() raised {type(exc).__name__}: {exc}"}]
-    libraries = []
+    libraries: list[dict[str, Any]] = []
     for path in paths:
         try:
             libraries.append({"path": path, "sha256": file_sha256(path)})

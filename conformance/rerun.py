@@ -46,7 +46,7 @@ def rerun(report: dict[str, Any], expectations: str | None = None,
             raise ValueError(f"the re-run wrote no report (exit {proc.returncode}): {tail}")
         try:
             new = json.loads(path.read_text(encoding="utf-8"))
-            new["results"], new["environment"], new["backend"]["runtime_libraries"]  # noqa: B018
+            new["results"], new["environment"], new["backend"]["runtime_libraries"]
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"the re-run wrote a report this suite cannot read: {exc}") from None
     return new, differences(report, new)
@@ -59,6 +59,7 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     for id_ in list(before) + [i for i in after if i not in before]:
         a, b = before.get(id_), after.get(id_)
         if b is None:
+            assert a is not None  # id_ comes from one of the two reports
             out.append(f"{id_}: the report says {a['outcome']}, the re-run has no result for it")
         elif a is None:
             out.append(f"{id_}: the report has no result for it, the re-run says {b['outcome']}")

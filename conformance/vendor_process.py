@@ -20,6 +20,7 @@ Context memoizes every result in the parent).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import multiprocessing
 import signal
@@ -144,8 +145,6 @@ class VendorProcess:
         """Stops the worker (killing it if it hangs)."""
         if self._pool is not None:
             self._pool.stop()
-            try:
+            with contextlib.suppress(TimeoutError, RuntimeError):
                 self._pool.join(timeout=10)
-            except (TimeoutError, RuntimeError):
-                pass
             self._pool = None

@@ -19,6 +19,7 @@ one-line message naming what failed), whatever the vendor's code raised.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import faulthandler
 import hashlib
@@ -27,7 +28,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 STEP_MARKER = "[executorch-conformance step] "
 
@@ -63,6 +64,13 @@ class Lowering:
     #: file name -> path of the .ptd files written (named-data lowering only)
     data_files: dict[str, str]
     error: str | None = None
+
+    @property
+    def pte_bytes(self) -> bytes:
+        """The .pte; only a lowering without ``error`` has one."""
+        if self.pte is None:
+            raise ValueError(f"the lowering made no program: {self.error}")
+        return self.pte
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,9 +111,9 @@ def unpack(data: bytes) -> Any:
 class _State:
     descriptor: Any = None
     descriptor_error: str | None = None
-    samples: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+    samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
     runtime: RuntimeLoad | None = None
-    keep_alive: list[Any] = []
+    keep_alive: ClassVar[list[Any]] = []
 
 
 _state = _State()
@@ -146,10 +154,8 @@ def _die_with_parent() -> None:
         import signal
 
         pr_set_pdeathsig = 1
-        try:
+        with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
 
 
 def run_task(name: str, log_path: str, *args: Any) -> Any:
@@ -283,7 +289,7 @@ def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | No
     module, _ = made_sample(name)
     generator = torch.Generator().manual_seed(seed)
     cases = []
-    for i in range(count):
+    for _i in range(count):
         inputs = tuple(vendor_call(f"make_inputs() of sample model {name!r}", model.make_inputs, generator))
         cases.append({"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs))})
     return cases
@@ -374,7 +380,8 @@ def _backend_classes(ids: set[str]) -> dict[str, tuple[str, ...]]:
     from executorch.exir.backend.backend_details import BackendDetails
 
     def subclasses(cls: type) -> list[type]:
-        found = []
+        found: list[type] = []
+        sub: type
         for sub in cls.__subclasses__():
             found += [sub, *subclasses(sub)]
         return found

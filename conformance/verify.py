@@ -265,7 +265,7 @@ def tally(results: list[dict[str, Any]], capabilities) -> tuple[dict[str, int], 
     return {**{o: counts[o] for o in OUTCOMES}, "total": len(results)}, waived, exempt
 
 
-def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str] | None:
+def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str]:
     """The ids a ``--checks`` value selects among ``ids`` (None: every check)."""
     if spec is None:
         return list(ids)
@@ -293,8 +293,8 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
 
     if release is None:
         known = ", ".join(released) or "none"
-        return Verification([f"suite version {version!r} was never released (released versions: {known}); "
-                             "a report must be written by a released executorch-conformance"])
+        return Verification([(f"suite version {version!r} was never released (released versions: {known}); "
+                             "a report must be written by a released executorch-conformance")])
     if report["schema_version"] != release.report_schema_version:
         problems.append(f"schema_version is {report['schema_version']}, but suite {version} writes "
                         f"schema_version {release.report_schema_version}")

@@ -15,7 +15,7 @@ _TOKEN = re.compile(
     r"(?![\w]|\.\d)"
 )
 #: 'a.b-c.d', 'a.b..c.d' or 'a.b to c.d': a range of versions.
-_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)\s*(?:-|–|\.\.|to)\s*(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)\s*(?:-|–|\.\.|to)\s*(\d+(?:\.\d+)*)(?![\w]|\.\d)")  # noqa: RUF001  the en dash is meant
 
 
 def parse_version(text: str) -> Version | None:

@@ -107,7 +107,7 @@ def schema_files(schema_dir: Path) -> list[Path]:
     if not root.is_file():
         raise GenerationError(f"{root} does not exist")
     files = [root]
-    for name in re.findall(r'^\s*include\s+"([^"]+)"\s*;', root.read_text(), re.M):
+    for name in re.findall(r'^\s*include\s+"([^"]+)"\s*;', root.read_text(), re.MULTILINE):
         inc = schema_dir / name
         if not inc.is_file():
             raise GenerationError(f"{root} includes {name}, which is missing from {schema_dir}")
@@ -116,7 +116,7 @@ def schema_files(schema_dir: Path) -> list[Path]:
 
 
 def file_identifier(root_schema: Path) -> str:
-    match = re.search(r'^\s*file_identifier\s+"([^"]{4})"\s*;', root_schema.read_text(), re.M)
+    match = re.search(r'^\s*file_identifier\s+"([^"]{4})"\s*;', root_schema.read_text(), re.MULTILINE)
     if not match:
         raise GenerationError(f"{root_schema} declares no 4-character file_identifier")
     return match.group(1)
@@ -139,7 +139,7 @@ def run_flatc(flatc: Path, root_schema: Path, out_dir: Path) -> str:
     if [p.name for p in produced] != [GENERATED_MODULE]:
         raise GenerationError(f"expected flatc to write only {GENERATED_MODULE}, got {produced}")
     text = produced[0].read_text()
-    leftover = re.findall(rf"^\s*(?:from|import)\s+{SCHEMA_NAMESPACE}\b.*$", text, re.M)
+    leftover = re.findall(rf"^\s*(?:from|import)\s+{SCHEMA_NAMESPACE}\b.*$", text, re.MULTILINE)
     if leftover:
         raise GenerationError(f"generated code still imports the schema namespace: {leftover[:3]}")
     return text

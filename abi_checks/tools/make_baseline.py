@@ -40,10 +40,9 @@ import time
 import zipfile
 from pathlib import Path
 
-
 from abi_checks import BASELINE_DIR
-from abi_checks.tools.abixml import AbiXml
 from abi_checks.elf import demangle_many, is_executorch_symbol, namespace_of, read_dynamic
+from abi_checks.tools.abixml import AbiXml
 
 SCHEMA_VERSION = 1
 
@@ -248,7 +247,7 @@ def layouts(pkg: Path, work: Path) -> dict:
     if not headers:
         result["status"] = "unavailable"
         result["note"] = "the wheel ships no C++ headers, so no layout can be measured"
-        for key, header, _ in TYPES:
+        for key, _header, _ in TYPES:
             result["unavailable"][key] = "no C++ headers in the wheel"
         return result
     available = [t for t in TYPES if (rt / t[1]).is_file()]
@@ -278,7 +277,7 @@ def layouts(pkg: Path, work: Path) -> dict:
     if res.returncode != 0:
         raise SystemExit(f"probe did not compile:\n{' '.join(cmd)}\n{res.stderr[-4000:]}")
     macros = subprocess.run(["g++", *flags, "-E", "-dM", str(src)], capture_output=True, text=True).stdout
-    m = re.search(r"^#define ET_RUNTIME_NAMESPACE (.+)$", macros, re.M)
+    m = re.search(r"^#define ET_RUNTIME_NAMESPACE (.+)$", macros, re.MULTILINE)
     abi = subprocess.run(
         ["abidw", "--no-corpus-path", "--no-show-locs", str(so)], capture_output=True, text=True, check=True
     ).stdout

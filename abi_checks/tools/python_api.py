@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import itertools
 import json
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
-
 
 from abi_checks import PYTHON_API_DIR
 
@@ -205,7 +205,7 @@ def make(release: str, wheel_dir: Path | None) -> Path:
         from importlib.metadata import version
 
         gv = version("griffe")
-    except Exception:  # pragma: no cover
+    except Exception:  # noqa: BLE001  # pragma: no cover  (any failure: fall back to the attribute)
         gv = getattr(griffe, "__version__", "unknown")
     with tempfile.TemporaryDirectory(prefix=f"et-pyapi-{release}-") as tmp:
         root = _unpacked_root(release, wheel_dir, Path(tmp))
@@ -242,9 +242,9 @@ def describe_change(old: dict, new: dict) -> str:
     op, np_ = {p["name"]: p for p in old["parameters"]}, {p["name"]: p for p in new["parameters"]}
     out = [f"added parameter `{_param_text(p)}`" for n, p in np_.items() if n not in op]
     out += [f"removed parameter `{_param_text(p)}`" for n, p in op.items() if n not in np_]
-    for n in op:
+    for n, a in op.items():
         if n in np_:
-            a, b = op[n], np_[n]
+            b = np_[n]
             for field in ("kind", "annotation", "default"):
                 if a.get(field) != b.get(field):
                     out.append(f"`{n}` {field} `{a.get(field)}` → `{b.get(field)}`")
@@ -318,7 +318,7 @@ def table() -> str:
         key=lambda d: Version(d["release"]),
     )
     lines = ["| from → to | added | removed | changed signature |", "|---|---|---|---|"]
-    for old, new in zip(docs, docs[1:]):
+    for old, new in itertools.pairwise(docs):
         c = compare(old, new)
         ro, rn = _records(old), _records(new)
         ch = [f"{_short(k)}: {describe_change(ro[k], rn[k])}" for k, _, _ in c["changed"]]

@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
         if not result["ok"]:
             result["error"] = "the program has no ReferenceBackend delegate"
         del method, loaded, buffer
-    except Exception as exc:  # reported, not raised: the caller prints the line
+    except Exception as exc:  # noqa: BLE001  reported, not raised: the caller prints the line
         result["error"] = f"{type(exc).__name__}: {exc}"
         result["traceback"] = traceback.format_exc(limit=3)
     result["mapped_executorch_libraries"] = _mapped(("libexecutorch", "libreference_backend"))

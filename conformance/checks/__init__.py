@@ -6,7 +6,16 @@ from __future__ import annotations
 import functools
 
 from conformance.checks import (
-    aot, blob, composition, dynamic, named_data, operators, packaging, quantized, runtime, serialization,
+    aot,
+    blob,
+    composition,
+    dynamic,
+    named_data,
+    operators,
+    packaging,
+    quantized,
+    runtime,
+    serialization,
 )
 from conformance.registry import Check
 

@@ -17,7 +17,7 @@ def partitioner_is_partitioner(ctx: Context) -> None:
 
 
 @check("AOT-2", "C-AOT-2", "DelegationSpec.backend_id names exactly one importable BackendDetails subclass")
-def backend_id_resolves(ctx: Context) -> None:
+def backend_id_resolves(ctx: Context) -> str | None:
     lowering = ctx.lowering(ctx.primary)
     records = ctx.partition_records(ctx.primary)
     ids = {spec[0] for r in records for spec in r.tags.values()}
@@ -89,14 +89,14 @@ def preprocess_deterministic(ctx: Context) -> None:
     own = ctx.descriptor.backend_id
     for name in ctx.delegated_samples():
         first = [d.data for d in ctx.backend_delegates(name)]
-        again = [d.data for d in ctx.read(ctx.lower_fresh(name).pte).delegates() if d.backend_id == own]
+        again = [d.data for d in ctx.read(ctx.lower_fresh(name).pte_bytes).delegates() if d.backend_id == own]
         _differ(first, again, name, "a second lowering in the same process")
     # Process-dependent state (hash(str), addresses, pids) shows only across processes.
-    name = ctx.delegated_samples()[0] if ctx.delegated_samples() else None
-    if name is not None:
-        first = [d.data for d in ctx.backend_delegates(name)]
-        fresh = [d.data for d in ctx.read(ctx.lower_in_new_process(name).pte).delegates() if d.backend_id == own]
-        _differ(first, fresh, name, "a lowering in a new process")
+    sample = ctx.delegated_samples()[0] if ctx.delegated_samples() else None
+    if sample is not None:
+        first = [d.data for d in ctx.backend_delegates(sample)]
+        fresh = [d.data for d in ctx.read(ctx.lower_in_new_process(sample).pte_bytes).delegates() if d.backend_id == own]
+        _differ(first, fresh, sample, "a lowering in a new process")
 
 
 @check("AOT-6", "C-AOT-6", "the partitioner's compile specs are stored with each delegate in the .pte")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.context import Context
+from conformance.descriptor import CompositionSupport
 from conformance.outcomes import CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
@@ -17,10 +18,15 @@ TASK = "conformance.capability_tasks:composition_flow"
 XNNPACK_ID = "XnnpackBackend"
 
 
-def _flow(ctx: Context) -> dict[str, Any]:
+def _support(ctx: Context) -> CompositionSupport:
     support = ctx.descriptor.composition
     if support is None:
         raise NotApplicable("the descriptor declares no composition with XNNPACK (composition is None)")
+    return support
+
+
+def _flow(ctx: Context) -> dict[str, Any]:
+    support = _support(ctx)
     return ctx._shared(("composition",), lambda: ctx._call(
         TASK, support.sample, what=f"lowering sample model {support.sample!r} with XnnpackPartitioner() last"))
 
@@ -29,7 +35,7 @@ def _flow(ctx: Context) -> dict[str, Any]:
        applies_if="composition")
 def both_delegates(ctx: Context) -> str:
     flow = _flow(ctx)
-    name = ctx.descriptor.composition.sample
+    name = _support(ctx).sample
     ids = [d.backend_id for d in ctx.read(flow["pte"]).delegates()]
     backend_id = ctx.descriptor.backend_id
     ensure(backend_id in ids, f"sample {name!r} lowered with XNNPACK last has no {backend_id} delegate (delegates: "
@@ -50,7 +56,7 @@ def both_delegates(ctx: Context) -> str:
        applies_if="composition")
 def composed_numerics(ctx: Context) -> None:
     flow = _flow(ctx)
-    name = ctx.descriptor.composition.sample
+    name = _support(ctx).sample
     model = ctx.descriptor.sample(name)
     sample = ctx.sample(name)
     actual = ctx.execute(flow["pte"], sample.inputs, f"sample {name!r} with XNNPACK")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.context import Context
+from conformance.descriptor import DynamicShapesSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
@@ -17,10 +18,15 @@ from conformance.vendor_worker import unpack
 TASK = "conformance.capability_tasks:dynamic_flow"
 
 
-def _flow(ctx: Context) -> dict[str, Any]:
+def _support(ctx: Context) -> DynamicShapesSupport:
     support = ctx.descriptor.dynamic_shapes
     if support is None:
         raise NotApplicable("the descriptor declares no dynamic shapes (dynamic_shapes is None)")
+    return support
+
+
+def _flow(ctx: Context) -> dict[str, Any]:
+    support = _support(ctx)
     return ctx._shared(("dynamic_shapes",), lambda: ctx._call(
         TASK, support.sample, what=f"export with dynamic shapes and lowering of sample model {support.sample!r}"))
 
@@ -29,7 +35,7 @@ def _flow(ctx: Context) -> dict[str, Any]:
        applies_if="dynamic_shapes")
 def runs_within_bounds(ctx: Context) -> str:
     flow = _flow(ctx)
-    name = ctx.descriptor.dynamic_shapes.sample
+    name = _support(ctx).sample
     model = ctx.descriptor.sample(name)
     ran = []
     for case in flow["cases"]:
@@ -46,7 +52,7 @@ def runs_within_bounds(ctx: Context) -> str:
        applies_if="dynamic_shapes")
 def refuses_above_bound(ctx: Context) -> str:
     flow = _flow(ctx)
-    name = ctx.descriptor.dynamic_shapes.sample
+    name = _support(ctx).sample
     notes = []
     for case in flow["cases"]:
         if case["within"]:

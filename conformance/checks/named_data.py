@@ -93,7 +93,7 @@ def _lowered(ctx: Context) -> NamedDataLowered:
 
 
 def _blobs(ctx: Context, lowered: NamedDataLowered) -> list[bytes]:
-    sample = ctx.descriptor.named_data.sample
+    sample = ctx.require_named_data().sample
     blobs = [d.data for d in read_pte(lowered.pte).delegates() if d.backend_id == ctx.descriptor.backend_id]
     ensure(bool(blobs), f"named-data sample {sample!r} lowered with named_data.make_partitioners() has no "
            f"{ctx.descriptor.backend_id} delegate")
@@ -102,7 +102,7 @@ def _blobs(ctx: Context, lowered: NamedDataLowered) -> list[bytes]:
 
 def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
     files = lowered.data_files
-    sample = ctx.descriptor.named_data.sample
+    sample = ctx.require_named_data().sample
     ensure(
         bool(files),
         f"named-data sample {sample!r}: lowering with named_data.make_partitioners() wrote no .ptd file; "
@@ -122,7 +122,7 @@ def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
 @check("NDATA-1", "C-NDATA-1", "the named data each blob needs is in the .pte or the .ptd written with it", applies_if="named_data")
 def keys_present(ctx: Context) -> None:
     lowered = _lowered(ctx)
-    sample = ctx.descriptor.named_data.sample
+    sample = ctx.require_named_data().sample
     blobs = _blobs(ctx, lowered)
     data_file = _one_data_file(ctx, lowered)
     in_pte = pte_index(lowered.pte)
@@ -131,7 +131,7 @@ def keys_present(ctx: Context) -> None:
         bool(in_ptd),
         f"named-data sample {sample!r}: {data_file.name} holds no named data",
     )
-    required = ctx.descriptor.named_data.required_keys
+    required = ctx.require_named_data().required_keys
     if required is None:
         return
     needed = 0
@@ -157,7 +157,7 @@ def keys_present(ctx: Context) -> None:
 @check("NDATA-2", "C-NDATA-2", "with named data on, each delegate blob stays under the declared size", applies_if="named_data")
 def blob_size_bounded(ctx: Context) -> None:
     lowered = _lowered(ctx)
-    support = ctx.descriptor.named_data
+    support = ctx.require_named_data()
     for i, blob in enumerate(_blobs(ctx, lowered)):
         ensure(
             len(blob) <= support.max_blob_bytes,
@@ -180,7 +180,7 @@ def runs_with_data_file(ctx: Context) -> None:
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)
     ctx.require_runtime()
-    support = ctx.descriptor.named_data
+    support = ctx.require_named_data()
     model = ctx.descriptor.sample(support.sample)
     sample = ctx.sample(support.sample)
     actual = ctx.execute(lowered.pte_path, sample.inputs, f"named-data sample {support.sample!r} with {data_file.name}",
@@ -193,7 +193,7 @@ def fails_without_data_file(ctx: Context) -> None:
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)
     ctx.require_runtime()
-    sample = ctx.descriptor.named_data.sample
+    sample = ctx.require_named_data().sample
     inputs = ctx.sample(sample).inputs
     error, outputs, log_text = ctx.try_load(
         lowered.pte_path, f"named-data sample {sample!r} without {data_file.name}", inputs=inputs

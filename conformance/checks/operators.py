@@ -59,7 +59,7 @@ def operators_delegated(ctx: Context) -> str | None:
     found = runner.results(ctx, execute=False)
     rows = _record(ctx, found)
     own = ctx.descriptor.backend_id
-    problems = [(r, r.placement_problem(own)) for r in found if not r.excluded and r.placement_problem(own)]
+    problems = [(r, why) for r in found if not r.excluded and (why := r.placement_problem(own))]
     if problems:
         _fail("were not delegated", problems, rows)
     return _note(ctx, found, f"{len(found)} cases of {len(rows)} operator/dtype pairs delegated")
@@ -71,7 +71,7 @@ def operators_compute(ctx: Context) -> str | None:
     ctx.require_runtime()
     found = runner.results(ctx, execute=True)
     rows = _record(ctx, found)
-    problems = [(r, r.numerics_problem()) for r in found if r.ran and r.numerics_problem()]
+    problems = [(r, why) for r in found if r.ran and (why := r.numerics_problem())]
     if problems:
         _fail("failed on the runtime", problems, rows)
     ran = sum(r.ran for r in found)

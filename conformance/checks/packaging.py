@@ -51,7 +51,8 @@ def admitted_minors(specifier: SpecifierSet) -> list[tuple[int, int]]:
                 found[(major, minor)] = None
     for far in _FAR:
         if Version(far) in specifier:
-            found[Version(far).release[:2]] = None
+            major, minor = Version(far).release[:2]
+            found[(major, minor)] = None
     return list(found)
 
 
@@ -192,7 +193,7 @@ def private_imports(location: Path) -> list[str]:
                 parts = module.split(".")
                 if parts[0] == "executorch" and any(_private(p) for p in parts[1:]):
                     advice = public_alternative(module)
-                    line = f"{path.relative_to(base)}:{node.lineno}: {module}"
+                    line = f"{path.relative_to(base)}:{getattr(node, 'lineno', '?')}: {module}"
                     found.append(f"{line} ({advice})" if advice else line)
     return found
 
@@ -204,7 +205,8 @@ def public_imports_only(ctx: Context) -> None:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as exc:
         raise CheckFailed(f"package {name!r} cannot be found: {exc}") from None
-    ensure(spec is not None, f"package or module {name!r} cannot be found")
+    if spec is None:
+        raise CheckFailed(f"package or module {name!r} cannot be found")
     if spec.submodule_search_locations:
         locations = [Path(loc) for loc in spec.submodule_search_locations]
     elif spec.origin and spec.origin.endswith(".py"):
@@ -234,7 +236,7 @@ def version_matches_distribution(ctx: Context) -> None:
 def _runtime_libraries(ctx: Context) -> list[Path]:
     try:
         return [Path(p) for p in ctx.descriptor.runtime_libraries()]
-    except Exception as exc:  # the vendor's code
+    except Exception as exc:  # noqa: BLE001  the vendor's code
         raise CheckFailed(f"the descriptor's runtime_libraries() raised {type(exc).__name__}: {exc}") from None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.context import Context
+from conformance.descriptor import QuantizedSupport
 from conformance.outcomes import CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
@@ -17,10 +18,15 @@ from conformance.vendor_worker import unpack
 TASK = "conformance.capability_tasks:quantized_flow"
 
 
-def _flow(ctx: Context) -> dict[str, Any]:
+def _support(ctx: Context) -> QuantizedSupport:
     support = ctx.descriptor.quantized
     if support is None:
         raise NotApplicable("the descriptor declares no quantized flow (quantized is None)")
+    return support
+
+
+def _flow(ctx: Context) -> dict[str, Any]:
+    support = _support(ctx)
     return ctx._shared(("quantized",), lambda: ctx._call(
         TASK, support.sample, what=f"quantizing and lowering sample model {support.sample!r}"))
 
@@ -31,7 +37,7 @@ def quantizer_is_public(ctx: Context) -> str:
     flow = _flow(ctx)
     ensure(flow["is_quantizer"], f"quantized.make_quantizer() returned {flow['quantizer']}, which is not a "
            "torchao.quantization.pt2e.quantizer.Quantizer")
-    return f"{flow['quantizer']} quantized, calibrated and converted sample {ctx.descriptor.quantized.sample!r}"
+    return f"{flow['quantizer']} quantized, calibrated and converted sample {_support(ctx).sample!r}"
 
 
 @check("QNT-2", "C-QNT-2", "no quantize/dequantize node is left on CPU around a delegated operator",
@@ -40,7 +46,7 @@ def delegate_consumes_qdq(ctx: Context) -> str:
     flow = _flow(ctx)
     ensure(flow["is_quantizer"], "no quantized model to lower: see QNT-1")
     backend_id = ctx.descriptor.backend_id
-    sample = ctx.descriptor.quantized.sample
+    sample = _support(ctx).sample
     ensure(flow["delegates"] > 0, f"the quantized sample {sample!r} lowered with the backend's partitioners has no "
            f"{backend_id} delegate")
     if flow["leftovers"]:
@@ -57,7 +63,7 @@ def delegate_consumes_qdq(ctx: Context) -> str:
 def quantized_numerics(ctx: Context) -> str:
     flow = _flow(ctx)
     ensure(flow["is_quantizer"], "no quantized model to run: see QNT-1")
-    support = ctx.descriptor.quantized
+    support = _support(ctx)
     model = ctx.descriptor.sample(support.sample)
     ensure(flow["pte"] is not None, f"quantized sample {support.sample!r}: {flow.get('pte_error')}")
     inputs, expected = unpack(flow["inputs"]), unpack(flow["expected"])

@@ -85,13 +85,13 @@ def repeated_and_concurrent_methods(ctx: Context) -> None:
             rounds[r][model.name] = inputs
             expected[r][model.name] = outputs
     programs = [(m.name, ctx.pte(m.name)) for m in models]
-    outputs = ctx.execute_repeatedly(programs, rounds, COPIES)
+    results = ctx.execute_repeatedly(programs, rounds, COPIES)
     for r in range(ROUNDS):
         for model in models:
             for copy in range(COPIES):
                 assert_outputs_close(
                     f"round {r + 1}, copy {copy + 1} of sample {model.name!r}",
-                    outputs[(model.name, copy, r)], expected[r][model.name], model.rtol, model.atol,
+                    results[(model.name, copy, r)], expected[r][model.name], model.rtol, model.atol,
                 )
 
 
@@ -145,11 +145,11 @@ def refuses_incompatible_blob(ctx: Context) -> None:
     for case in cases:
         forged = replace_delegate_data(ctx.pte(name), delegates[0], case.blob)
         error, _, log_text = ctx.try_load(forged, f"sample {name!r} with a forged blob ({case.label})")
-        ensure(
-            error is not None,
-            f"the runtime loaded a blob whose header claims {case.label}; it must refuse it with "
-            "DelegateInvalidCompatibility (0x30)",
-        )
+        if error is None:
+            raise CheckFailed(
+                f"the runtime loaded a blob whose header claims {case.label}; it must refuse it with "
+                "DelegateInvalidCompatibility (0x30)"
+            )
         ensure(
             re.search(r"0x:?30\b", error) is not None,
             f"loading a blob with {case.label} failed with {error!r}, expected error 0x30 "
@@ -177,6 +177,7 @@ def unregistered_backend(ctx: Context) -> None:
     except ValueError as exc:
         raise CheckFailed(f"cannot rename the backend in sample {ctx.primary!r}: {exc}") from None
     error, _, log_text = ctx.try_load(renamed, f"sample {ctx.primary!r} naming backend {missing!r}")
-    ensure(error is not None, f"a program naming the unregistered backend {missing!r} loaded anyway")
+    if error is None:
+        raise CheckFailed(f"a program naming the unregistered backend {missing!r} loaded anyway")
     ensure(re.search(r"0x:?20\b", error) is not None, f"expected error 0x20 (NotFound), got {error!r}")
     ensure(missing in log_text, f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}")

@@ -39,5 +39,5 @@ def delegate_data_present(ctx: Context) -> None:
 def reexport_same_id(ctx: Context) -> None:
     name = ctx.primary
     first = [d.backend_id for d in ctx.program(name).delegates()]
-    second = [d.backend_id for d in ctx.read(ctx.lower_fresh(name).pte).delegates()]
+    second = [d.backend_id for d in ctx.read(ctx.lower_fresh(name).pte_bytes).delegates()]
     ensure(first == second, f"sample {name!r}: first export stored {first}, a re-export stored {second}")

@@ -13,21 +13,25 @@ from __future__ import annotations
 
 import functools
 
-from conformance.operators.spec import Case, Operator  # noqa: F401  (Operator re-exported)
-
-
+from conformance.operators.spec import Case, Operator
 
 
 def normalize(name: str) -> str:
     """'aten::relu.default' -> 'aten::relu' (the default overload's schema name has no suffix)."""
-    return name[: -len(".default")] if name.endswith(".default") else name
+    return name.removesuffix(".default")
 
 
 @functools.cache
 def operators() -> dict[str, Operator]:
     """Every operator of the corpus by schema name, in family order."""
     from conformance.operators.cases import (
-        activations, elementwise, indexing, linear_conv, pooling, reductions, shape,
+        activations,
+        elementwise,
+        indexing,
+        linear_conv,
+        pooling,
+        reductions,
+        shape,
     )
 
     found: dict[str, Operator] = {}

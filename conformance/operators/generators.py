@@ -4,15 +4,32 @@ the operator's function and tolerance; what they generate is listed here once.""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TypedDict
 
 from conformance.operators.spec import (
-    EXACT, FLOAT32, Case, Input, Tolerance, call, is_float, with_constants,
+    EXACT,
+    FLOAT32,
+    Case,
+    Input,
+    Tolerance,
+    call,
+    is_float,
+    with_constants,
 )
+
+
+class InputOptions(TypedDict, total=False):
+    """Keyword options of ``I`` that a table shares between inputs: ``I(shape, **options)``."""
+
+    dtype: str | None
+    channels_last: bool
+    constant: bool
+
 
 #: (name, shape, traits) for one-input elementwise operators: ranks 0 to 4, sizes 1 and 0, odd sizes
 #: (vector tails), a channels-last input and one large tensor.
-UNARY_SHAPES = (
+UNARY_SHAPES: tuple[tuple[str, tuple[int, ...], set[str]], ...] = (
     ("rank0", (), {"rank0"}),
     ("size1", (1,), set()),
     ("size0", (0,), {"empty"}),
@@ -25,7 +42,7 @@ UNARY_SHAPES = (
 )
 
 #: (name, shape a, shape b, traits) for two-input elementwise operators.
-BINARY_SHAPES = (
+BINARY_SHAPES: tuple[tuple[str, tuple[int, ...], tuple[int, ...], set[str]], ...] = (
     ("rank0", (), (), {"rank0"}),
     ("size1", (1,), (1,), set()),
     ("size0", (0,), (0,), {"empty"}),
@@ -124,7 +141,9 @@ def listed(op: str, table: Iterable[tuple], tolerance: Tolerance = EXACT) -> Cal
     return cases
 
 
-def I(shape: tuple[int, ...], values: str = "normal", *, dtype: str | None = None, channels_last: bool = False,
-      constant: bool = False) -> Input:
+def I(  # noqa: E743  the tables' short name for an input recipe
+    shape: tuple[int, ...], values: str = "normal", *, dtype: str | None = None, channels_last: bool = False,
+    constant: bool = False,
+) -> Input:
     """An input recipe for ``listed`` (dtype None: the case's dtype)."""
     return Input(tuple(shape), dtype, values, channels_last, constant)  # type: ignore[arg-type]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 #: Every dtype a case may use, by its torch name.
 FLOAT32, FLOAT16, BFLOAT16 = "float32", "float16", "bfloat16"
@@ -151,8 +152,8 @@ class Input:
             elif kind == "unit":
                 t = torch.rand(self.shape, generator=generator, dtype=torch.float64) * 1.98 - 0.99
             elif kind == "range":
-                lo, hi = (float(v) for v in arg.split(":"))
-                t = torch.rand(self.shape, generator=generator, dtype=torch.float64) * (hi - lo) + lo
+                flo, fhi = (float(v) for v in arg.split(":"))
+                t = torch.rand(self.shape, generator=generator, dtype=torch.float64) * (fhi - flo) + flo
             else:
                 t = torch.randn(self.shape, generator=generator, dtype=torch.float64)
             t = t.to(dtype)
@@ -175,12 +176,12 @@ def _stress_pool(dtype: str, special: bool):
 
     t = torch_dtype(dtype)
     if not is_float(dtype):
-        info = torch.iinfo(t)
+        iinfo = torch.iinfo(t)
         # Large magnitudes that no sum or difference of two of them overflows.
-        values = [0, 1, -1, info.max // 2, info.min // 2 + 1, info.max // 3, 7, -7]
+        ints = [0, 1, -1, iinfo.max // 2, iinfo.min // 2 + 1, iinfo.max // 3, 7, -7]
         if dtype == UINT8:
-            values = [0, 1, 2, 100, 127, 64, 7]
-        return torch.tensor(values, dtype=t)
+            ints = [0, 1, 2, 100, 127, 64, 7]
+        return torch.tensor(ints, dtype=t)
     info = torch.finfo(t)
     big = float(info.max) / 4
     values = [0.0, -0.0, 1.0, -1.0, float(info.tiny) * 4, -float(info.tiny) * 4, big, -big, 1e-3, -2.5,

@@ -21,7 +21,7 @@ and several dtypes, or a mapping::
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from conformance.operators.corpus import normalize
 from conformance.operators.spec import DTYPES, FLOAT32, TRAITS
@@ -61,30 +61,32 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
 
     def __init__(self, declarations: Mapping[str, OperatorDeclaration | Iterable[str] | str] | None = None) -> None:
         found: dict[str, OperatorDeclaration] = {}
-        for op, value in (declarations or {}).items():
+        for op, given in (declarations or {}).items():
             if not isinstance(op, str) or "::" not in op:
                 raise ValueError(f"operator {op!r} is not a schema name such as 'aten::add.Tensor'")
-            if not isinstance(value, OperatorDeclaration):
-                value = OperatorDeclaration(tuple([value] if isinstance(value, str) else value))
+            if isinstance(given, OperatorDeclaration):
+                value = given
+            else:
+                value = OperatorDeclaration(tuple([given] if isinstance(given, str) else given))
             found[normalize(op)] = value
         self._ops = found
 
     @classmethod
     def of(cls, dtypes: Iterable[str] | str, *ops: str, dynamic: bool = False, without: Iterable[str] = (),
-           reason: str = "") -> "OperatorSupport":
+           reason: str = "") -> OperatorSupport:
         declaration = OperatorDeclaration(tuple([dtypes] if isinstance(dtypes, str) else dtypes), dynamic,
                                           tuple(without), reason)
-        return cls({op: declaration for op in ops})
+        return cls(dict.fromkeys(ops, declaration))
 
     @classmethod
     def float32(cls, *ops: str, dynamic: bool = False, without: Iterable[str] = (), reason: str = ""):
         return cls.of((FLOAT32,), *ops, dynamic=dynamic, without=without, reason=reason)
 
     @classmethod
-    def coerce(cls, value) -> "OperatorSupport":
+    def coerce(cls, value) -> OperatorSupport:
         return value if isinstance(value, OperatorSupport) else cls(value)
 
-    def __or__(self, other: Mapping) -> "OperatorSupport":
+    def __or__(self, other: Mapping) -> OperatorSupport:
         merged = dict(self._ops)
         merged.update(OperatorSupport.coerce(other)._ops)
         return OperatorSupport(merged)

@@ -38,7 +38,7 @@ def _magnitude(module: Any, inputs: list[Any]) -> float:
 class _Batch:
     """A module running the cases side by side."""
 
-    def __new__(cls, modules: list[Any], arity: list[int]):
+    def __new__(cls, modules: list[Any], arity: list[int]) -> Any:  # a torch.nn.Module
         import torch
 
         class Batch(torch.nn.Module):
@@ -105,7 +105,11 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
 
     from conformance.operators.corpus import case
 
-    modules, arity, flat_inputs, per_case, ranges = [], [], [], [], []
+    modules: list[Any] = []
+    arity: list[int] = []
+    flat_inputs: list[Any] = []
+    per_case: list[dict[str, Any]] = []
+    ranges: list[tuple[int, int]] = []
     for key in keys:
         c = case(key)
         step(f"making and running {c.describe()} in eager PyTorch")

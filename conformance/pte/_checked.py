@@ -56,7 +56,7 @@ class _SlotProbe:
 
     __slots__ = ()
 
-    def Offset(self, slot: int) -> int:  # noqa: N802 - flatbuffers' method name
+    def Offset(self, slot: int) -> int:
         raise _SlotFound(slot)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ def _parse(data: dict[str, Any]) -> Release:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def releases(directory: str = str(HERE)) -> dict[str, Release]:
     """Every released suite version, by version string."""
     out = {}

@@ -22,7 +22,7 @@ def test_check(check, et_context, record_property):
         if outcome:
             record_property("outcome", outcome)
         pytest.fail(str(exc), pytrace=False)
-    except Exception as exc:  # a defect of the suite itself, or of its set-up: never a pass
+    except Exception as exc:  # noqa: BLE001  a defect of the suite itself, or of its set-up: never a pass
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         record_property("outcome", ERROR)
         pytest.fail(

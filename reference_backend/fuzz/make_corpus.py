@@ -50,7 +50,7 @@ def _quantized_pte() -> bytes:
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from reference_backend import ReferencePartitioner
-    from reference_backend.conformance import _QuantNet, _quant_inputs
+    from reference_backend.conformance import _quant_inputs, _QuantNet
     from reference_backend.quantizer import MinMaxObserver, ReferenceQuantizer
 
     torch.manual_seed(0)
@@ -68,7 +68,7 @@ def _dynamic_pte() -> bytes:
     from executorch.exir import to_edge_transform_and_lower
 
     from reference_backend import ReferencePartitioner
-    from reference_backend.conformance import _TokenMLP, _dynamic_shapes
+    from reference_backend.conformance import _dynamic_shapes, _TokenMLP
 
     torch.manual_seed(0)
     exported = torch.export.export(_TokenMLP().eval(), (torch.randn(2, 3, 16),), dynamic_shapes=_dynamic_shapes())

@@ -32,6 +32,7 @@ and OUT/summary.json has the counts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -230,7 +231,7 @@ def attribute(s: Seed, data: bytes, out: Path, memory_limit: int) -> str:
                 Runtime.get().load_program(bytes(replayed)).load_method("forward")
             except MemoryError:
                 os.write(1, b"std::bad_alloc")
-            except Exception:  # noqa: BLE001 - a refusal is the expected outcome
+            except Exception:  # noqa: BLE001, S110 - a refusal is the expected outcome
                 pass
         finally:
             os._exit(0)
@@ -260,8 +261,8 @@ def run_mutants(seeds: list[Seed], seed: int, start: int, count: int, progress: 
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     os.dup2(log_fd, 2)
     os.dup2(log_fd, 1)
-    sys.stderr = open(2, "w", buffering=1, errors="backslashreplace", closefd=False)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    sys.stderr = open(2, "w", buffering=1, errors="backslashreplace", closefd=False)  # noqa: SIM115  for the process
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (memory_limit, hard))
     runtime = Runtime.get()
     for i in range(start, count):
@@ -274,10 +275,8 @@ def run_mutants(seeds: list[Seed], seed: int, start: int, count: int, progress: 
             meta = method.metadata
             shapes = [tuple(meta.input_tensor_meta(k).sizes()) for k in range(meta.num_inputs())]
             if all(torch.Size(sh).numel() <= 1 << 20 for sh in shapes):
-                try:
+                with contextlib.suppress(RuntimeError):
                     method.execute([torch.zeros(sh) for sh in shapes])
-                except RuntimeError:
-                    pass
         except RuntimeError:
             outcome = "refused"
         except MemoryError:
@@ -408,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     (out / "failures.json").write_text(json.dumps(failures, indent=1) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print("", file=sys.stderr)
+    print(file=sys.stderr)
     print(json.dumps(summary, indent=1))
     return 1 if backend_failures else 0
 

@@ -9,8 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import reference_backend  # noqa: E402
-from exports import export  # noqa: E402
+from exports import export
+
+import reference_backend
 
 
 @pytest.fixture(scope="session")

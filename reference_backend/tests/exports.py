@@ -6,15 +6,15 @@ import functools
 
 import torch
 from executorch.exir import to_edge_transform_and_lower
+from models import cases
 
 import reference_backend
-from models import cases
 
 #: The compile spec pairs that ask for blob format 1.0.
 FORMAT_1_0 = (("blob_format", b"1.0"),)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def export(name: str, compile_specs: tuple[tuple[str, bytes], ...] = ()) -> bytes:
     """The .pte bytes of model ``name`` lowered to the reference backend,
     with compile specs given as (key, value) pairs (hashable, for the cache)."""

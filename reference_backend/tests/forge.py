@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from backend_kit.header import checksum
 from reference_backend.pte_blobs import delegate_blobs

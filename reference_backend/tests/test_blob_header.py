@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference_backend
-from reference_backend import version
 from backend_kit.header import Header, RuntimeVersions, decode, encode, judge
+from reference_backend import version
 
 VECTORS = json.loads((Path(__file__).resolve().parents[2] / "kit" / "vectors" / "blob_headers.json").read_text())
 IDS = [v["name"] for v in VECTORS]
@@ -47,9 +47,9 @@ def test_cpp_runtime_judges_vector(runtime, vector):
     assert "\n" not in j.message  # one log line
     if "fields" in vector and j.verdict != "invalid":
         f = vector["fields"]
-        assert j.fields["blob_format"] == "%d.%d" % tuple(f["blob_format"])
-        assert j.fields["backend_version"] == "%d.%d.%d" % tuple(f["backend_version"])
-        assert j.fields["executorch_version"] == "%d.%d.%d" % tuple(f["executorch_version"])
+        assert j.fields["blob_format"] == "{}.{}".format(*f["blob_format"])
+        assert j.fields["backend_version"] == "{}.{}.{}".format(*f["backend_version"])
+        assert j.fields["executorch_version"] == "{}.{}.{}".format(*f["executorch_version"])
         assert int(j.fields["header_length"]) == f["header_length"]
         assert int(j.fields["payload_size"]) == f["payload_size"]
         assert j.fields["backend_id"] == f["backend_id"]
@@ -72,9 +72,9 @@ def test_every_field_round_trips_python_to_cpp(runtime, fmt, backend, et, payloa
     assert decoded.payload_size == len(payload)
     j = reference_backend.judge_blob(blob)
     assert j.verdict != "invalid", j.message
-    assert j.fields["blob_format"] == "%d.%d" % fmt
-    assert j.fields["backend_version"] == "%d.%d.%d" % backend
-    assert j.fields["executorch_version"] == "%d.%d.%d" % et
+    assert j.fields["blob_format"] == "{}.{}".format(*fmt)
+    assert j.fields["backend_version"] == "{}.{}.{}".format(*backend)
+    assert j.fields["executorch_version"] == "{}.{}.{}".format(*et)
     assert int(j.fields["payload_size"]) == len(payload)
     assert int(j.fields["checksum"]) == decoded.checksum
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 import torch
 from executorch.runtime import Runtime
+from forge import replace_blob
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from models import cases
 
 import reference_backend
-from forge import replace_blob
-from models import cases
 from backend_kit.header import HeaderError, decode
 from reference_backend.pte_blobs import delegate_blobs
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import torch
 from executorch.exir import to_edge_transform_and_lower
+from forge import refresh_checksum, replace_blob
+from models import MLP
 
 import reference_backend
 from backend_kit.header import Header, decode, encode, payload_of
-from forge import refresh_checksum, replace_blob
-from models import MLP
 from reference_backend.compile_specs import CompileSpec, memory_limit_spec, named_data_specs
 from reference_backend.pte_blobs import delegate_blobs
 

@@ -16,12 +16,12 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.runtime import Runtime
 from flatbuffers.table import Table
-
-import reference_backend
 from forge import refresh_checksum, replace_blob
 from models import MLP
-from reference_backend import ProgramCompatibilityError, ReexportRecommendedWarning
+
+import reference_backend
 from backend_kit.header import decode, payload_of
+from reference_backend import ProgramCompatibilityError, ReexportRecommendedWarning
 from reference_backend.compile_specs import CompileSpecError, named_data_specs, parse_compile_specs
 from reference_backend.pte_blobs import delegate_blobs, ptd_named_data, pte_named_data, read_ptd_index
 from reference_backend.serialize import named_entries
@@ -167,7 +167,7 @@ def test_without_the_ptd_the_error_names_the_key_and_the_file(runtime, external,
 
 def test_a_ptd_missing_a_key_is_named(runtime, external, tmp_path, capfd):
     pte, _, ptd = external
-    present, missing = (e.key for e in table(pte))
+    _present, missing = (e.key for e in table(pte))
     forged = tmp_path / "weights.ptd"
     forged.write_bytes(ptd.read_bytes().replace(missing.encode(), missing[:-1].encode() + b"x", 1))
     capfd.readouterr()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 from executorch.runtime import Runtime
-
 from models import cases
+
 from reference_backend.pte_blobs import delegate_blobs
 
 NAMES = list(cases())

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import torch
 from executorch.exir import to_edge
+from models import cases
 from torch.export.graph_signature import InputKind
 
 import reference_backend
-from models import cases
 from reference_backend.ops import why_unsupported
 from reference_backend.pte_blobs import delegate_blobs
 
@@ -65,7 +65,7 @@ def test_a_bounded_dynamic_dimension_is_delegated():
     bound and a dynamic mask; the runtime resizes the outputs at each call."""
     add, tags = _add_with_dynamic_batch(torch.export.Dim("batch", min=2, max=8))
     assert why_unsupported(add) is None
-    assert add.meta["delegation_tag"] in tags and list(tags.values())[0].backend_id == "ReferenceBackend"
+    assert add.meta["delegation_tag"] in tags and next(iter(tags.values())).backend_id == "ReferenceBackend"
 
 
 def test_an_unbounded_dynamic_dimension_stays_on_cpu():

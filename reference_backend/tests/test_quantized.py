@@ -10,7 +10,7 @@ from executorch.runtime import Runtime
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from reference_backend import ReferencePartitioner, qmath
-from reference_backend.conformance import _QuantNet, _quant_inputs
+from reference_backend.conformance import _quant_inputs, _QuantNet
 from reference_backend.passes import fold_quantized
 from reference_backend.quantizer import ReferenceQuantizer
 

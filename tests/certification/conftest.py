@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from templates import make_report  # noqa: E402
+from templates import make_report
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from conformance.outcomes import OUTCOMES
 from conformance.checks import all_checks
+from conformance.outcomes import OUTCOMES
 from conformance.report import seal, verdict
 from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
 

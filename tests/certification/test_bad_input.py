@@ -9,8 +9,8 @@ import sys
 import time
 
 import pytest
-
 from templates import make_report
+
 from conformance.report import seal
 from conformance.verify import MAX_READ_BYTES, Unreadable, read_json
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from templates import finish, make_report
+
 from conformance.badge import badge_fields
 from conformance.checks import all_checks
 
@@ -38,7 +39,7 @@ def waived_report():
 def test_badge_messages_tell_certified_from_conformant_and_show_waivers():
     assert badge_fields(make_report()) == ("executorch 1.5.1", f"certified {N}/{N}", "#2e7d32")
     assert badge_fields(make_report("standard"))[1:] == (f"conformant {N}/{N}", "#43a047")
-    label, message, color = badge_fields(waived_report())
+    _label, message, color = badge_fields(waived_report())
     assert message == f"conformant {N - 7}/{N}, 3 waived" and color == "#9e9d24"
 
 

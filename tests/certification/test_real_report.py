@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-
 from templates import finish
-from conformance.report import seal
+
 from conformance.rerun import differences, rerun_command
 
 CHECKS = "PKG,BLOB"

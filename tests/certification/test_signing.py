@@ -10,12 +10,12 @@ import sys
 import zipfile
 
 import pytest
-
 from templates import finish, make_report
+
 from conformance import attestation as att
+from conformance.checks import all_checks
 
 LIB = b"\x7fELF pretend runtime library"
-from conformance.checks import all_checks
 
 N = len(all_checks())
 
@@ -216,7 +216,7 @@ def test_wheel_is_a_subject_and_must_be_the_certified_distribution(signed):
 
 
 def test_key_and_bundle_kinds_are_not_confused(signed, tmp_path):
-    _, path, attestation, public, _, _ = signed
+    _, _path, attestation, public, _, _ = signed
     proc = cli("verify", attestation, "--identity", "vendor@example.com")
     assert proc.returncode == 1 and "verify it with --trusted-key, not --identity" in proc.stdout
     bundle = {"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",

@@ -7,8 +7,8 @@ import copy
 import datetime
 
 import pytest
-
 from templates import finish, make_report
+
 from conformance.checks import all_checks
 from conformance.released import releases
 from conformance.report import seal
@@ -142,7 +142,7 @@ FORGERIES = [
 ]
 
 
-@pytest.mark.parametrize("name, fn, recompute, expected", FORGERIES, ids=[f[0] for f in FORGERIES])
+@pytest.mark.parametrize(("name", "fn", "recompute", "expected"), FORGERIES, ids=[f[0] for f in FORGERIES])
 def test_forged_report_is_rejected_with_the_reason(report, name, fn, recompute, expected):
     problems = problems_of(forged(report, fn, recompute), today=datetime.date(2026, 12, 1))
     assert any(expected in p for p in problems), problems
@@ -266,6 +266,7 @@ def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
 
 def test_an_interrupted_report_claiming_conformance_is_rejected():
     from templates import make_report
+
     from conformance.report import seal
 
     report = make_report(mode="standard", checks="PKG")

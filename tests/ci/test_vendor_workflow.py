@@ -93,7 +93,7 @@ def test_it_calls_commands_the_cli_has():
 
 def test_the_documented_vendor_workflow_calls_it_with_existing_inputs():
     text = CERTIFICATION.read_text()
-    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
     callers = [yaml.safe_load(b) for b in blocks if "conformance.yml@" in b]
     assert callers, "docs/certification.md shows no workflow calling conformance.yml"
     inputs = set(load()["on"]["workflow_call"]["inputs"])

@@ -7,18 +7,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import backend_kit
 import pytest
+
+import backend_kit
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from suite_runner import BROKEN  # noqa: E402
+from suite_runner import BROKEN
 
 
 def _executorch_prefix() -> str:
     import executorch
 
-    return list(executorch.__path__)[0]
+    return next(iter(executorch.__path__))
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from suite_runner import results_by_id, run_suite
 
 # descriptor, checks to run, the check that must fail, what its reason must say
@@ -18,12 +17,12 @@ CASES = {
     "CLAIMS_TOO_MUCH": ("AOT", "AOT-4", r"claimed aten::sigmoid in sample model 'partially_delegated'"),
     "WRONG_NUMERICS": ("RT", "RT-3", r"sample 'mlp' output 0 differs from eager PyTorch: max abs difference"),
     "ACCEPTS_INCOMPATIBLE": ("RT", "RT-5", r"the runtime loaded a blob whose header claims blob format 2\.\d+"),
-    "LEAVES_DEQUANTIZE": ("QNT", "QNT-2", r"quantized sample 'quant_net': \d+ quantize/dequantize node\(s\) left on CPU "
+    "LEAVES_DEQUANTIZE": ("QNT", "QNT-2", (r"quantized sample 'quant_net': \d+ quantize/dequantize node\(s\) left on CPU "
                                           r"next to the ReferenceBackend delegate: \w+ \(quantized_decomposed::"
-                                          r"dequantize_per_tensor\) feeds the delegate"),
-    "REQUANT_OFF_BY_ONE": ("QNT", "QNT-3", r"quantized sample 'quant_net' output 0 differs from the converted model: "
+                                          r"dequantize_per_tensor\) feeds the delegate")),
+    "REQUANT_OFF_BY_ONE": ("QNT", "QNT-3", (r"quantized sample 'quant_net' output 0 differs from the converted model: "
                                            r".*that is [2-9]\.\d\d quantization steps of its scale [\d.]+, the backend "
-                                           r"declares at most 1\.0"),
+                                           r"declares at most 1\.0")),
 }
 
 

@@ -10,7 +10,6 @@ import re
 import time
 
 import pytest
-
 from suite_runner import results_by_id, run_suite
 
 SELECTED = "RT,NDATA-3"

@@ -13,8 +13,8 @@ import sys
 import time
 
 import pytest
-
 from suite_runner import BROKEN, results_by_id, run_suite
+
 from conformance.checks.aot import claims_only_supported
 from conformance.context import PartitionRecord
 from conformance.outcomes import CheckFailed
@@ -27,13 +27,11 @@ CASES = {
     ),
     "partitioner that raises": (
         "RAISING_PARTITIONERS", "AOT-1,AOT-2,AOT-3", {},
-        {c: ("failed", r"make_partitioners\(\) raised RuntimeError: no NPU driver found \(at .*descriptors\.py:\d+\)")
-         for c in ("AOT-1", "AOT-2", "AOT-3")},
+        dict.fromkeys(("AOT-1", "AOT-2", "AOT-3"), ("failed", r"make_partitioners\(\) raised RuntimeError: no NPU driver found \(at .*descriptors\.py:\d+\)")),
     ),
     "sample whose make() raises": (
         "BAD_SAMPLE", "AOT-3,RT-3", {},
-        {c: ("failed", r"make\(\) of sample model 'broken' raised ValueError: weights file missing")
-         for c in ("AOT-3", "RT-3")},
+        dict.fromkeys(("AOT-3", "RT-3"), ("failed", r"make\(\) of sample model 'broken' raised ValueError: weights file missing")),
     ),
     "runtime_libraries() raises": (
         "RUNTIME_LIBRARIES_RAISE", "RT-1", {},
@@ -49,22 +47,22 @@ CASES = {
     ),
     "runtime that runs a newer minor": (
         "ACCEPTS_NEWER_MINOR", "RT-5", {"LENIENT_MINOR_ONLY": "1"},
-        {"RT-5": ("failed", r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
-                            r"release; it must refuse it")},
+        {"RT-5": ("failed", (r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
+                            r"release; it must refuse it"))},
     ),
     "runtime that crashes above a dynamic bound": (
         "CRASHES_ABOVE_BOUND", "DYN", {},
         {"DYN-1": ("passed", r"ran input shapes \[\[1, 1, 16\]\], \[\[4, 8, 16\]\]"),
-         "DYN-2": ("crashed", r"crashed with SIGSEGV in execute of sample 'token_mlp' with dimension batch at 5, above "
+         "DYN-2": ("crashed", (r"crashed with SIGSEGV in execute of sample 'token_mlp' with dimension batch at 5, above "
                               r"its bound 4 \(input shapes \[\[5, 1, 16\]\]\); the runtime logged: "
-                              r".*CrashesAboveBoundBackend: copying input 0 \(dimension 0 is 5\)")},
+                              r".*CrashesAboveBoundBackend: copying input 0 \(dimension 0 is 5\)"))},
     ),
     "partitioner that steals sigmoid from XNNPACK": (
         "STEALS_FROM_XNNPACK", "CMP", {},
-        {"CMP-1": ("failed", r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
-                             r"claimed aten::sigmoid, not in its supported_ops"),
-         "CMP-2": ("failed", r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
-                             r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13")},
+        {"CMP-1": ("failed", (r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
+                             r"claimed aten::sigmoid, not in its supported_ops")),
+         "CMP-2": ("failed", (r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
+                             r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13"))},
     ),
 }
 
@@ -84,7 +82,7 @@ def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case
 
 
 def test_one_cause_of_many_failures_is_said_once(tmp_path):
-    code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT")
+    _code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT")
     (reason,) = [r for r in report["verdict_reasons"] if "for one cause" in r]
     assert re.match(r"6 checks failed for one cause \(AOT-1, AOT-2, AOT-3, AOT-4, AOT-5, AOT-6\): make_partitioners\(\) "
                     r"raised RuntimeError: no NPU driver found", reason), reason
@@ -92,13 +90,13 @@ def test_one_cause_of_many_failures_is_said_once(tmp_path):
 
 
 def test_a_runtime_library_error_is_recorded_in_the_report(tmp_path):
-    code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG")
+    _code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG")
     (lib,) = report["backend"]["runtime_libraries"]
     assert lib["sha256"] is None and "runtime_libraries() raised TypeError" in lib["error"]
 
 
 def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
-    code, report, output = run_suite(tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2")
+    _code, report, _output = run_suite(tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2")
     results = results_by_id(report)
     assert results["RT-1"]["outcome"] == "failed"
     assert "'ReferenceBackend' was already registered before load_runtime() ran" in results["RT-1"]["reason"]
@@ -122,10 +120,10 @@ def test_a_prerelease_backend_version_passes_rt5(tmp_path):
 class _Records:
     """Just enough of a Context for AOT-4: recorded partition results."""
 
-    class descriptor:  # noqa: N801
+    class descriptor:
         backend_id = "ReferenceBackend"
         supported_ops = frozenset({"aten::relu.default"})
-        sample_models = [type("S", (), {"name": "m"})]
+        sample_models = [type("S", (), {"name": "m"})]  # noqa: RUF012  a descriptor's plain list
 
     def __init__(self, ops, non_ops):
         self.record = PartitionRecord("P", {"t0": ("ReferenceBackend", ())}, ops, non_ops, frozenset({"t0"}))

@@ -126,7 +126,7 @@ def test_runtime_of_another_minor_release_is_refused_at_registration(runners, pr
     (fake / "version.py").write_text('__version__ = "1.4.1"\n')
     proc = run(runners["shared"], path, "--inputs", values, env={"LD_LIBRARY_PATH": str(fake / "lib")})
     assert proc.returncode == 2
-    line = next(l for l in proc.stderr.splitlines() if "not registering" in l)
+    line = next(ln for ln in proc.stderr.splitlines() if "not registering" in ln)
     from executorch.version import __version__ as built
 
     assert f"built for executorch {built.split('+')[0]}, this process runs executorch 1.4.1" in line

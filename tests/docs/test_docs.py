@@ -338,7 +338,7 @@ def _check_path(where: str, span: str) -> None:
     assert matches and all(p.exists() for p in matches), f"{where}: `{span}` does not exist in the repository"
     if name:
         text = matches[0].read_text(encoding="utf-8")
-        defined = re.search(rf"^\s*(def|class) {re.escape(name)}\b", text, re.M)
+        defined = re.search(rf"^\s*(def|class) {re.escape(name)}\b", text, re.MULTILINE)
         assert defined, f"{where}: {path} has no {name}"
 
 
@@ -346,11 +346,11 @@ def test_guide_names_paths():
     assert len(_guide_paths()) >= 20  # the guide points at files for every step
 
 
-@pytest.mark.parametrize("number, span", _guide_paths(), ids=lambda x: str(x))
+@pytest.mark.parametrize(("number", "span"), _guide_paths(), ids=lambda x: str(x))
 def test_guide_path_exists(number, span):
     _check_path(f"out-of-tree-guide.md:{number}", span)
 
 
-@pytest.mark.parametrize("doc, number, span", _top_level_paths(), ids=lambda x: str(x))
+@pytest.mark.parametrize(("doc", "number", "span"), _top_level_paths(), ids=lambda x: str(x))
 def test_repository_path_exists(doc, number, span):
     _check_path(f"{doc}:{number}", span)

@@ -195,7 +195,7 @@ def _fill_read_back(manifest: dict, out: Path) -> None:
         try:
             entry["read_back"] = read_back((out / name).read_bytes())
             entry.pop("read_back_error", None)
-        except Exception as exc:  # recorded, not fatal: the main venv can redo it
+        except Exception as exc:  # noqa: BLE001  recorded, not fatal: the main venv can redo it
             entry["read_back"] = None
             entry["read_back_error"] = f"{type(exc).__name__}: {exc}"
 
@@ -265,8 +265,9 @@ def _export(out_root: Path, sources: Path) -> int:
         return program.to_executorch()
 
     def reference_partitioner():
-        import reference_backend
         from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+        import reference_backend
 
         manifest["reference_backend_imported_from"] = str(Path(reference_backend.__file__).parent)
         manifest["reference_backend_version"] = reference_backend.__version__
@@ -282,7 +283,7 @@ def _export(out_root: Path, sources: Path) -> int:
         try:
             manager = lower(factory)
             data = bytes(manager.buffer)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  a release that cannot make it is recorded
             manifest["files"][name] = {
                 "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc().splitlines()[-12:],
@@ -303,7 +304,7 @@ def _export(out_root: Path, sources: Path) -> int:
         print(f"wrote {final / name} ({len(data)} bytes)")
 
     _fill_read_back(manifest, out)
-    manifest["executorch_path"] = list(executorch.__path__)[0]
+    manifest["executorch_path"] = next(iter(executorch.__path__))
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     shutil.rmtree(final, ignore_errors=True)
     out.rename(final)

@@ -57,7 +57,7 @@ def _manifest(release: str) -> dict:
 
 
 def _triple(version: str) -> tuple[int, int, int]:
-    parts = version.split("+")[0].split(".")
+    parts = version.split("+", maxsplit=1)[0].split(".")
     return tuple(int(p) for p in parts[:3])  # type: ignore[return-value]
 
 
@@ -185,10 +185,9 @@ def todays_reference_pte(tmp_path_factory) -> Path:
     """The golden model exported now with the installed reference backend."""
     pytest.importorskip("executorch")
     reference_backend = pytest.importorskip("reference_backend")
+    import torch
     from executorch.exir import to_edge_transform_and_lower
     from executorch.exir.backend.compile_spec_schema import CompileSpec
-
-    import torch
 
     make_golden = _make_golden_module()
     with warnings.catch_warnings():
@@ -242,7 +241,7 @@ def _try(runtime, release: str, name: str) -> tuple[bool, str]:
         try:
             error = _run(runtime, release, name)
             outcome, ok = f"loads and runs, max deviation {error:.3g}", error <= 1e-5
-        except Exception as exc:  # the runtime's refusal is the result being recorded
+        except Exception as exc:  # noqa: BLE001  the runtime's refusal is the result being recorded
             outcome, ok = f"does NOT load/run: {type(exc).__name__}: {exc}", False
     said = [line.strip() for line in log[0].splitlines() if "Backend" in line]
     if said:

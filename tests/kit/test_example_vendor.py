@@ -37,7 +37,7 @@ def installed(tmp_path_factory) -> Path:
     for cmd in (
         [_tool("cmake"), "-S", str(VENDOR / "runtime"), "-B", str(build), "-G", "Ninja",
          f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
-         f"-DCMAKE_PREFIX_PATH={list(executorch.__path__)[0]}", "-DCMAKE_BUILD_TYPE=Release"],
+         f"-DCMAKE_PREFIX_PATH={next(iter(executorch.__path__))}", "-DCMAKE_BUILD_TYPE=Release"],
         [_tool("cmake"), "--build", str(build)],
         [_tool("cmake"), "--install", str(build), "--prefix", str(prefix)],
     ):

@@ -86,7 +86,7 @@ def run(runner: Path, *args) -> subprocess.CompletedProcess:
 
 
 def output(stdout: str) -> torch.Tensor:
-    line = next(l for l in stdout.splitlines() if l.startswith("output 0 "))
+    line = next(ln for ln in stdout.splitlines() if ln.startswith("output 0 "))
     head, values = line.split(":", 1)
     shape = [int(d) for d in head[head.index("[") + 1 : head.index("]")].split(",")]
     return torch.tensor([float(v) for v in values.split()]).reshape(shape)
@@ -108,7 +108,7 @@ def test_runner_without_the_ptd_names_key_and_file(runner, exported):
     out, _, keys = exported
     proc = run(runner, out / "external.pte", "--inputs", out / "inputs.txt")
     assert proc.returncode == 2
-    (line,) = [l for l in proc.stderr.splitlines() if "] ReferenceBackend:" in l]
+    (line,) = [ln for ln in proc.stderr.splitlines() if "] ReferenceBackend:" in ln]
     assert f"named data '{keys[0]}'" in line and "external file 'weights.ptd' was not loaded" in line
     assert "failed with error 0x24" in proc.stderr  # InvalidExternalData
     assert "output 0" not in proc.stdout
@@ -120,6 +120,6 @@ def test_runner_with_a_ptd_missing_a_key(runner, exported, tmp_path):
     forged.write_bytes((out / "weights.ptd").read_bytes().replace(keys[1].encode(), keys[1][:-1].encode() + b"x", 1))
     proc = run(runner, out / "external.pte", "--data", forged, "--mmap", "--inputs", out / "inputs.txt")
     assert proc.returncode == 2
-    (line,) = [l for l in proc.stderr.splitlines() if "] ReferenceBackend:" in l]
+    (line,) = [ln for ln in proc.stderr.splitlines() if "] ReferenceBackend:" in ln]
     assert f"named data '{keys[1]}'" in line
     assert "is missing from the data loaded for 'weights.ptd'" in line

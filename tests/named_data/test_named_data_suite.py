@@ -11,7 +11,7 @@ import pytest
 
 from conformance.checks import all_checks
 from conformance.context import Context
-from conformance.descriptor import DescriptorError, SampleModel, _validate
+from conformance.descriptor import DescriptorError, _validate
 from conformance.outcomes import CheckFailed, NotApplicable
 from reference_backend.conformance import DESCRIPTOR
 from reference_backend.partitioner import ReferencePartitioner
@@ -73,7 +73,7 @@ def test_blob_over_the_declared_size_is_caught():
 
 def test_partitioners_that_write_no_ptd_are_caught():
     ctx = Context(with_named_data(make_partitioners=lambda: [ReferencePartitioner()]))
-    with pytest.raises(CheckFailed, match="wrote no .ptd file"):
+    with pytest.raises(CheckFailed, match=r"wrote no \.ptd file"):
         run(ctx, "NDATA-1")
     with pytest.raises(CheckFailed, match="more than the declared max_blob_bytes"):
         run(ctx, "NDATA-2")  # the weights stayed in the blob
@@ -139,7 +139,7 @@ def test_a_ptd_of_other_weights_is_caught(tmp_path):
 
 
 def test_descriptor_validation():
-    with pytest.raises(DescriptorError, match="named_data.sample 'nope' is not one of the sample_models"):
+    with pytest.raises(DescriptorError, match=r"named_data\.sample 'nope' is not one of the sample_models"):
         _validate(with_named_data(sample="nope"), "x")
     with pytest.raises(DescriptorError, match="max_blob_bytes must be positive"):
         _validate(with_named_data(max_blob_bytes=0), "x")

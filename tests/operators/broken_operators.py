@@ -11,10 +11,10 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from conformance.operators import OperatorSupport
 from reference_backend import ops as reference_ops
 from reference_backend import serialize as reference_serialize
+from reference_backend.compile_specs import blob_format_spec
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
 from reference_backend.ops import op_name, why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
-from reference_backend.compile_specs import blob_format_spec
 from reference_backend.version import BLOB_FORMAT
 
 

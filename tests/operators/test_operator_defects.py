@@ -35,20 +35,20 @@ CASES = {
     ),
     "INT32_NOT_CLAIMED": (
         "aten::mul.Tensor", "OPS-1",
-        r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): left on "
-        r"ExecuTorch's CPU kernels: aten::mul.Tensor",
+        (r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): left on "
+        r"ExecuTorch's CPU kernels: aten::mul.Tensor"),
         ("aten::mul.Tensor", "int32"),
     ),
     "RUNTIME_LACKS_DECLARED": (
         "aten::mul.Tensor", "OPS-1",
-        r"aten::mul.Tensor int64 case 'rank0' \(int64\[scalar\] normal, int64\[scalar\] normal\): lowering failed: "
-        r".*SerializationError: .*not a float32, int8 or int32 tensor",
+        (r"aten::mul.Tensor int64 case 'rank0' \(int64\[scalar\] normal, int64\[scalar\] normal\): lowering failed: "
+        r".*SerializationError: .*not a float32, int8 or int32 tensor"),
         ("aten::mul.Tensor", "int64"),
     ),
     "CHANNELS_LAST_CLAIMED": (
         "aten::add.Tensor,aten::relu", "OPS-2",
-        r"aten::add.Tensor float32 case 'channels_last_mixed' \(float32\[2x3x4x5\] normal, channels-last, "
-        r"float32\[2x3x4x5\] normal\): output 0 differs from eager PyTorch: max abs difference",
+        (r"aten::add.Tensor float32 case 'channels_last_mixed' \(float32\[2x3x4x5\] normal, channels-last, "
+        r"float32\[2x3x4x5\] normal\): output 0 differs from eager PyTorch: max abs difference"),
         ("aten::add.Tensor", "float32"),
     ),
 }
@@ -78,7 +78,7 @@ def test_operator_defect_is_caught(tmp_path, name):
 
 
 def test_reference_backend_passes_every_declared_operator(tmp_path):
-    code, report, output = run(tmp_path, "ReferenceBackend")
+    code, report, _output = run(tmp_path, "ReferenceBackend")
     results = {r["id"]: r for r in report["results"]}
     assert results["OPS-1"]["outcome"] == "passed", results["OPS-1"]
     assert results["OPS-2"]["outcome"] == "passed", results["OPS-2"]

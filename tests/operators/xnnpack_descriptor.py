@@ -26,7 +26,7 @@ def _partitioners():
 
 def _load_runtime():
     """XNNPACK is linked into ExecuTorch's Python runtime: nothing to load."""
-    return None
+    return
 
 
 class _Small(torch.nn.Module):

@@ -47,7 +47,7 @@ def test_one_minor_release_is_accepted(spec):
     assert requirement_problem(SpecifierSet(spec), f"executorch{spec}") is None
 
 
-@pytest.mark.parametrize("spec, says", [
+@pytest.mark.parametrize(("spec", "says"), [
     ("~=1.5", "1.5 to 1.x (executorch 1.6 among them) (~=1.5 means >=1.5,<2; ~=1.5.0 means >=1.5.0,<1.6)"),
     (">=1.5,<2", "1.5 to 1.x"),
     (">=1.4,<1.6", "1.4 to 1.5"),
@@ -134,7 +134,7 @@ def _gcc(out: Path, source: str, *flags: str) -> Path:
 
 
 @needs_gcc
-@pytest.mark.parametrize("dtags, kind", [("--enable-new-dtags", "RUNPATH"), ("--disable-new-dtags", "RPATH")])
+@pytest.mark.parametrize(("dtags", "kind"), [("--enable-new-dtags", "RUNPATH"), ("--disable-new-dtags", "RPATH")])
 def test_an_absolute_build_environment_path_is_caught(tmp_path, dtags, kind):
     lib = _gcc(tmp_path / "libvendor.so", "int f(void){return 1;}\n", f"-Wl,{dtags},-rpath,{BUILD_VENV_LIB}")
     (problem,) = runpath_problems(lib, environment_roots())

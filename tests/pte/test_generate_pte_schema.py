@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import importlib.metadata
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys

@@ -12,10 +12,16 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as nnf
 
-from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed, unary
 from conformance.operators.spec import (
-    COMPOSITE, EXACT, FLOATS, NUMERIC, ROUNDED, TRANSCENDENTAL, Tolerance,
+    COMPOSITE,
+    EXACT,
+    FLOATS,
+    NUMERIC,
+    ROUNDED,
+    TRANSCENDENTAL,
+    Operator,
+    Tolerance,
 )
 
 F = "activations"

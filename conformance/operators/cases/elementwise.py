@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import torch
 
-from conformance.operators.spec import Operator
 from conformance.operators.generators import binary, unary
 from conformance.operators.spec import (
-    ALL, EXACT, FLOATS, NUMERIC, ROUNDED, TRANSCENDENTAL, Tolerance,
+    ALL,
+    EXACT,
+    FLOATS,
+    NUMERIC,
+    ROUNDED,
+    TRANSCENDENTAL,
+    Operator,
+    Tolerance,
 )
 
 F = "elementwise"

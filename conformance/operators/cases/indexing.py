@@ -8,15 +8,17 @@ with K = input + hidden size.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 import torch.nn.functional as nnf
 
-from conformance.operators.spec import Operator
-from conformance.operators.generators import I, listed
-from conformance.operators.spec import ACCUMULATE, ALL, EXACT, FLOAT32, FLOATS, INT64, BOOL, Fn
+from conformance.operators.generators import I, InputOptions, listed
+from conformance.operators.spec import ACCUMULATE, ALL, BOOL, FLOAT32, FLOATS, INT64, Operator
 
 F = "indexing"
-IDX = dict(dtype=INT64)
+IDX = InputOptions(dtype=INT64)
 
 INDEX_SELECT = (
     ("rank2_dim0", lambda x, i: torch.index_select(x, 0, i), (I((5, 3)), I((4,), "index:5", **IDX)), (), "dim=0"),
@@ -67,7 +69,7 @@ def _lstm(input_size: int, hidden: int, layers: int = 1, batch_first: bool = Tru
 
 
 def _lstm_cases(dtype: str):
-    from conformance.operators.spec import ACCUMULATE, Case, Input
+    from conformance.operators.spec import Case, Input
 
     out = []
     for name, (batch, seq, feat, hid, layers) in {
@@ -75,9 +77,13 @@ def _lstm_cases(dtype: str):
     }.items():
         build = _lstm(feat, hid, layers)
         out.append(Case("aten::lstm.input", dtype, name, (Input((batch, seq, feat), dtype),),
-                        lambda tensors, b=build: _Out0(b(tensors)), ACCUMULATE, frozenset(), feat + hid,
+                        _first_output(build), ACCUMULATE, frozenset(), feat + hid,
                         f"input {feat}, hidden {hid}, {layers} layer(s), batch_first"))
     return out
+
+
+def _first_output(build: Callable[[list[Any]], Any]) -> Callable[[list[Any]], Any]:
+    return lambda tensors: _Out0(build(tensors))
 
 
 class _Out0(torch.nn.Module):

@@ -11,12 +11,11 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as nnf
 
-from conformance.operators.spec import Operator
-from conformance.operators.generators import I, listed
-from conformance.operators.spec import ACCUMULATE, FLOATS
+from conformance.operators.generators import I, InputOptions, listed
+from conformance.operators.spec import ACCUMULATE, FLOATS, Operator
 
 F = "linear_conv"
-W = dict(constant=True)
+W = InputOptions(constant=True)
 
 
 def _linear(x, w, b=None):

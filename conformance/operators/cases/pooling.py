@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import torch.nn.functional as nnf
 
-from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed
-from conformance.operators.spec import ACCUMULATE, EXACT, FLOAT32, FLOATS
+from conformance.operators.spec import ACCUMULATE, EXACT, FLOAT32, FLOATS, Operator
 
 F = "pooling"
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed
-from conformance.operators.spec import ACCUMULATE, ALL, EXACT, FLOATS, NUMERIC
+from conformance.operators.spec import ACCUMULATE, ALL, EXACT, FLOATS, NUMERIC, Operator
 
 F = "reductions"
 

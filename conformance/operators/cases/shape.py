@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from conformance.operators.spec import Operator
 from conformance.operators.generators import I, listed
-from conformance.operators.spec import ALL, EXACT
+from conformance.operators.spec import ALL, Operator
 
 F = "shape"
 

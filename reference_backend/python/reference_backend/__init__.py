@@ -5,13 +5,13 @@ lowering (its ``BackendDetails`` subclass is looked up by class name).
 ``load_runtime()`` loads the C++ runtime into this process's ExecuTorch.
 """
 
-from reference_backend.backend import ReferenceBackend
 # The contract header is the kit's (backend_kit.header), under this package's
 # historical names.
 from backend_kit.header import Header as BlobHeader
 from backend_kit.header import HeaderError as BlobHeaderError
 from backend_kit.header import decode as decode_header
 from backend_kit.header import encode as encode_blob
+from reference_backend.backend import ReferenceBackend
 from reference_backend.compile_specs import blob_format_spec, named_data_specs
 from reference_backend.diagnostics import (
     ProgramCompatibilityError,

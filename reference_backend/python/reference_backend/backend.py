@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 
 import torch
-from packaging.version import Version
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.version import __version__ as executorch_version
+from packaging.version import Version
 from torch.export import ExportedProgram
 
 from backend_kit.header import Header, crc32c, encode

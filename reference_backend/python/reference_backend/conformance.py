@@ -5,6 +5,8 @@ suite, so the backend itself does not depend on it."""
 from __future__ import annotations
 
 import torch
+
+from backend_kit.header import decode, payload_of
 from conformance.descriptor import (
     BackendDescriptor,
     CompositionSupport,
@@ -14,8 +16,6 @@ from conformance.descriptor import (
     SampleModel,
 )
 from conformance.operators import OperatorSupport
-
-from backend_kit.header import decode, payload_of
 from reference_backend.compile_specs import blob_format_spec, named_data_specs
 from reference_backend.ops import SUPPORTED_OPS
 from reference_backend.partitioner import ReferencePartitioner

@@ -20,7 +20,7 @@ body with it; nothing else in the package depends on how the output is built.
 from __future__ import annotations
 
 import typing
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from executorch.exir.backend.backend_details import NamedDataStoreOutput

@@ -187,7 +187,7 @@ def why_unsupported(node: torch.fx.Node) -> str | None:
         if weight.dim() != 2 or (len(operands) == 3 and operands[2].meta["val"].dim() != 1):
             return "linear weight must be 2-D and bias 1-D"
     if name == "aten::convolution":
-        stride, padding, dilation, transposed, output_padding, groups = node.args[3:9]
+        stride, _padding, _dilation, transposed, output_padding, groups = node.args[3:9]
         if transposed or len(stride) != 2 or any(output_padding) or operands[1].meta["val"].dim() != 4:
             return "only 2-D convolution (not transposed) is supported"
         if not isinstance(groups, int) or groups < 1:

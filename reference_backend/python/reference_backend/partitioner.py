@@ -8,7 +8,7 @@ serialized into the blob instead of being passed in at run time.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from executorch.exir.backend.compile_spec_schema import CompileSpec

@@ -11,7 +11,7 @@ int64, where nothing the runtime computes in int64 can overflow.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

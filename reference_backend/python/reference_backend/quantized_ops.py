@@ -11,8 +11,6 @@ bit-exact reference of the runtime. Registered with ``torch.library.custom_op``
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 
 from reference_backend import qmath
@@ -31,13 +29,13 @@ def dequantize(q: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qlinear", mutates_args=())
-def qlinear(x: torch.Tensor, weight: torch.Tensor, bias: Optional[list[int]], multipliers: list[int],
+def qlinear(x: torch.Tensor, weight: torch.Tensor, bias: list[int] | None, multipliers: list[int],
             shifts: list[int], x_zero: int, out_zero: int, qmin: int, qmax: int) -> torch.Tensor:
     return qmath.qlinear(x, weight, bias, multipliers, shifts, x_zero, out_zero, qmin, qmax)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qconv2d", mutates_args=())
-def qconv2d(x: torch.Tensor, weight: torch.Tensor, bias: Optional[list[int]], stride: list[int], padding: list[int],
+def qconv2d(x: torch.Tensor, weight: torch.Tensor, bias: list[int] | None, stride: list[int], padding: list[int],
             dilation: list[int], groups: int, multipliers: list[int], shifts: list[int], x_zero: int,
             out_zero: int, qmin: int, qmax: int) -> torch.Tensor:
     return qmath.qconv2d(x, weight, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero,

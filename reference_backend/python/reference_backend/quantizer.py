@@ -128,4 +128,4 @@ class ReferenceQuantizer(Quantizer):
         pass
 
 
-__all__ = ["ReferenceQuantizer", "activation_spec", "weight_spec", "MinMaxObserver"]
+__all__ = ["MinMaxObserver", "ReferenceQuantizer", "activation_spec", "weight_spec"]

@@ -13,7 +13,6 @@ from pathlib import Path
 from backend_kit import runtime as kit
 from backend_kit.header import VERDICTS
 from backend_kit.runtime import RuntimeLoadError, build_info
-
 from reference_backend.version import DISTRIBUTION
 
 BACKEND_ID = "ReferenceBackend"

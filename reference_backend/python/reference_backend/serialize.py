@@ -38,7 +38,15 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from reference_backend.compile_specs import CompileOptions
-from reference_backend.ops import BACKEND_OPS, DTYPE_CODES, MAX_RANK, SUPPORTED_OPS, op_name, tensor_inputs, value_layout
+from reference_backend.ops import (
+    BACKEND_OPS,
+    DTYPE_CODES,
+    MAX_RANK,
+    SUPPORTED_OPS,
+    op_name,
+    tensor_inputs,
+    value_layout,
+)
 from reference_backend.version import NAMED_DATA_MINOR, QUANT_MINOR
 
 KIND_ACTIVATION = 0

@@ -9,10 +9,10 @@ import struct
 import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
+from backend_kit.header import Header, decode, encode, payload_of
 from reference_backend.backend import build_blob, build_result
 from reference_backend.ops import op_name
 from reference_backend.passes import fold_quantized
-from backend_kit.header import Header, decode, encode, payload_of
 
 
 class NondeterministicBackend(BackendDetails):

@@ -36,13 +36,13 @@ def runtime_loader(library: str):
 
 
 #: The capabilities whose samples a variant with its own sample_models does not have.
-WITHOUT_NEW_CAPABILITIES = dict(quantized=None, dynamic_shapes=None, composition=None)
+WITHOUT_NEW_CAPABILITIES = {"quantized": None, "dynamic_shapes": None, "composition": None}
 
 
 def variant(backend_id: str, partitioner=None, **changes) -> BackendDescriptor:
     cls = partitioner or partitioner_for(backend_id)
-    fields = dict(backend_id=backend_id, make_partitioners=lambda: [cls()], load_runtime=None,
-                  runtime_libraries=lambda: ())
+    fields = {"backend_id": backend_id, "make_partitioners": lambda: [cls()], "load_runtime": None,
+                  "runtime_libraries": lambda: ()}
     fields.update(changes)
     return dataclasses.replace(REFERENCE, **fields)
 
@@ -90,7 +90,7 @@ NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None, quantized=None, 
 
 def _broken_library(name: str) -> dict:
     path = lambda: Path(os.environ["BROKEN_RUNTIME_DIR"]) / name  # noqa: E731
-    return dict(load_runtime=runtime_loader(name), runtime_libraries=lambda: [path()])
+    return {"load_runtime": runtime_loader(name), "runtime_libraries": lambda: [path()]}
 
 
 _MisbehavingPartitioner = partitioner_for("MisbehavingBackend")

@@ -11,14 +11,15 @@ import struct
 from pathlib import Path
 
 import torch
-from backend_kit import runtime
-from backend_kit.header import Header, encode
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.version import __version__ as executorch_version
 from packaging.version import Version
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
+
+from backend_kit import runtime
+from backend_kit.header import Header, encode
 
 BACKEND_ID = "ExampleNegBackend"
 __version__ = "0.1.0"
