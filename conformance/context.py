@@ -26,6 +26,7 @@ from conformance.descriptor import BackendDescriptor, NamedDataSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TASKS as TARGET_TASKS
+from conformance.targets.runtime import TargetRuntime
 from conformance.vendor_process import VendorProcess, quote_log
 from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
@@ -108,7 +109,7 @@ class Context:
         self.operator_selection: frozenset[str] | None = None
         #: check id -> (key, value) pairs a check recorded for its test report (user_properties)
         self.properties: dict[str, list[tuple[str, str]]] = {}
-        self.target = None
+        self.target: TargetRuntime | None = None
         self._target_recorded = False
         if target is not None:
             self.use_target(target, runner)
@@ -124,7 +125,6 @@ class Context:
         """Serves the runtime tasks from now on through the runner on ``target`` (None: the vendor process
         again), keeping every lowering; the runtime is loaded again where they now run."""
         from conformance.targets import open_transport
-        from conformance.targets.runtime import TargetRuntime
 
         if self.target is not None:
             self.target.close()
@@ -161,16 +161,18 @@ class Context:
 
     def _on_target(self, task: str, args: tuple, what: str, timeout: float, with_log: bool) -> Any:
         """A runtime task served by the runner on the target; the first one records what the target is."""
+        target = self.target
+        assert target is not None  # _call only comes here with a target
         try:
             if with_log:
-                return self.target.call_with_log(task, *args, what=what, timeout=timeout)
-            return self.target.call(task, *args, what=what, timeout=timeout)
+                return target.call_with_log(task, *args, what=what, timeout=timeout)
+            return target.call(task, *args, what=what, timeout=timeout)
         finally:
-            if self.target.info is not None and not self._target_recorded:
+            if target.info is not None and not self._target_recorded:
                 import json
 
                 self._target_recorded = True
-                self.record("target", json.dumps(self.target.info, sort_keys=True))
+                self.record("target", json.dumps(target.info, sort_keys=True))
 
     def _runtime_libraries(self) -> tuple[tuple[str, ...], str | None]:
         """The descriptor's runtime_libraries() from the vendor process, or the error it raised."""

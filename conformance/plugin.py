@@ -253,7 +253,7 @@ class ConformanceRun:
 
         for key, value in report.user_properties:
             if key == "target" and self.target is None:
-                self.target = json.loads(value)
+                self.target = json.loads(str(value))
             if key != "operators":
                 continue
             for row in json.loads(str(value)):  # recorded with json.dumps

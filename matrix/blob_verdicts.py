@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backend_kit.header import INCOMPATIBLE, INVALID, REEXPORT_RECOMMENDED, COMPATIBLE, RuntimeVersions, judge
-
+from backend_kit.header import COMPATIBLE, INCOMPATIBLE, INVALID, REEXPORT_RECOMMENDED, RuntimeVersions, judge
 from conformance.pte import read_pte
 
 #: runtime version -> (newest header format it reads, RuntimeVersions for executorch 1.5).

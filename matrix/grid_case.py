@@ -47,7 +47,7 @@ def run_one(runtime, program: Path, expected: Path, index: int | None = None) ->
     try:
         method = runtime.load_program(program).load_method("forward")
         outputs = method.execute([torch.tensor(model["input"], dtype=torch.float32)])
-    except Exception as exc:  # the refusal is the result being recorded
+    except Exception as exc:  # noqa: BLE001  the refusal is the result being recorded
         return _emit("refused", f"{type(exc).__name__}: {exc}", index=index)
     deviation = float((outputs[0] - torch.tensor(model["expected_output"])).abs().max())
     if deviation <= TOLERANCE:

@@ -161,17 +161,17 @@ def markdown(grids: Grids) -> list[str]:
         return text
 
     lines = ["## The grid: exported with (rows) x run on (columns)", "",
-             "Each committed golden program (tests/golden/<release>/, the reference backend and XNNPACK) "
-             "loaded and run on each release's runtime, its output compared with the recorded eager output "
-             "(matrix/grid.py; reference programs with the reference runtime library built for that "
-             "runtime's release).", "",
+             ("Each committed golden program (tests/golden/<release>/, the reference backend and XNNPACK) "
+              "loaded and run on each release's runtime, its output compared with the recorded eager output "
+              "(matrix/grid.py; reference programs with the reference runtime library built for that "
+              "runtime's release)."), "",
              "| exported with | program | " + " | ".join(f"on {c}" for c in columns) + " |",
              "|---|---|" + "---|" * len(columns)]
     for exported, name, cells in rows:
         lines.append(f"| {exported} | {name} | " + " | ".join(noted(c) for c in cells) + " |")
     lines += ["", *[f"[{i}] {n}" for i, n in enumerate(notes, 1)], ""]
-    lines += ["How each column was produced (one cell alone: `python -m matrix.grid_case PROGRAM --expected "
-              "MANIFEST [--library LIB]` in that env, the exact line is the cell's `command` in grid.json):", ""]
+    lines += [("How each column was produced (one cell alone: `python -m matrix.grid_case PROGRAM --expected "
+               "MANIFEST [--library LIB]` in that env, the exact line is the cell's `command` in grid.json):"), ""]
     for c in columns:
         grid = grids.by_release.get(c)
         if grid is None:
@@ -186,9 +186,9 @@ def markdown(grids: Grids) -> list[str]:
     if release is None:
         lines += ["not run: no grid.json holds blob cells (run `tox -e et151`)", ""]
     else:
-        lines += [f"Every released reference backend version's blobs (tests/golden/blobs/blobs.json) on the "
-                  f"runtime library of every released version, on executorch {release}; each verdict checked "
-                  "against the rules of docs/blob-header.md (matrix/blob_verdicts.py).", "",
+        lines += [(f"Every released reference backend version's blobs (tests/golden/blobs/blobs.json) on the "
+                   f"runtime library of every released version, on executorch {release}; each verdict checked "
+                   "against the rules of docs/blob-header.md (matrix/blob_verdicts.py)."), "",
                   "| blob | " + " | ".join(f"runtime {r}" for r in runtimes) + " |",
                   "|---|" + "---|" * len(runtimes)]
         bnotes: list[str] = []

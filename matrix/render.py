@@ -98,7 +98,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             (f"Rendered {today} by `{command}` from `{_relative(results_dir, out.parent)}/`;"
             f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
-            " by `python -m matrix.run_release` and `python -m matrix.grid` in each release's environment.",
+            " by `python -m matrix.run_release` and `python -m matrix.grid` in each release's environment."),
             "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all,",
             "`tox -m torch` the torch axis). Environments are made by uv (tox-uv).",
             "",

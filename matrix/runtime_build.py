@@ -26,7 +26,7 @@ REGISTRY_LIBRARY = "backends/qualcomm/libqnn_executorch_backend.so"
 def executorch_root() -> Path:
     import executorch
 
-    return Path(list(executorch.__path__)[0])
+    return Path(next(iter(executorch.__path__)))
 
 
 def installed(dist: str) -> str | None:

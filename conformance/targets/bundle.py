@@ -63,7 +63,7 @@ def decode_tensors(data: bytes, what: str) -> list[Any]:
         if data[:4] != MAGIC:
             raise BundleError(f"{what} is not a tensor file")
         (count,), at = struct.unpack_from("<I", data, 4), 8
-        out = []
+        out: list[Any] = []
         for _ in range(count):
             code, ndim = struct.unpack_from("<iI", data, at)
             sizes = struct.unpack_from(f"<{ndim}q", data, at + 8)

@@ -20,6 +20,7 @@ per run, into a directory named by the hash of its content.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -27,13 +28,22 @@ import math
 import secrets
 import shutil
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.targets.bundle import Bundle, BundleError, decode_tensors, read_result
 from conformance.targets.transport import (
-    COPY_FAILED, TargetError, TargetTimeout, Transport, disk_full, disk_full_line, last_line, quote, untar_bytes,
+    COPY_FAILED,
+    TargetError,
+    TargetTimeout,
+    Transport,
+    disk_full,
+    disk_full_line,
+    last_line,
+    quote,
+    untar_bytes,
 )
 from conformance.vendor_process import quote_log, read_log, signal_name
 from conformance.vendor_worker import RuntimeLoad, pack, unpack
@@ -207,14 +217,14 @@ class TargetRuntime:
         cleanup = f"rm -rf {quote(previous)}; " if previous else ""
         command = (
             f"cd {quote(remote)} || exit 90; mkdir -p results; "
-            + f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
-            + "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
-            + f"s=$?; echo \"{STATUS_PREFIX}$s\" > results/status.txt; echo \"{STATUS_PREFIX}$s\""
+             f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
+             "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
+             f"s=$?; echo \"{STATUS_PREFIX}$s\" > results/status.txt; echo \"{STATUS_PREFIX}$s\""
         )
         waited = seconds + grace(seconds)
         results = local / "results"
         shutil.rmtree(results, ignore_errors=True)
-        single = hasattr(t, "exchange")  # one round trip: the bundle in, the runner run, the results out
+        single = t.one_trip  # one round trip: the bundle in, the runner run, the results out
         if single:
             waited += EXCHANGE_SLACK_S
         try:
@@ -314,10 +324,8 @@ class TargetRuntime:
 
     def _stop(self, remote: str) -> None:
         """Kills the runner of a bundle whose command line overran (by the pid it wrote), best effort."""
-        try:
+        with contextlib.suppress(TargetError):
             self.transport.run(f"kill -9 $(cat {quote(remote)}/pid) 2>/dev/null", 15, "stopping the runner")
-        except TargetError:
-            pass
 
     # ----------------------------------------------------------------- the tasks
 

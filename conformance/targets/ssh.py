@@ -11,17 +11,25 @@ command line (e.g. ``-F my_config`` or ``-i key``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import tempfile
 from pathlib import Path
 
 from conformance.targets.transport import (
-    COPY_FAILED, Completed, TargetError, Transport, last_line, quote, tar_bytes, untar_bytes,
+    COPY_FAILED,
+    Completed,
+    TargetError,
+    Transport,
+    last_line,
+    quote,
+    tar_bytes,
+    untar_bytes,
 )
 
 OPTIONS_ENV = "EXECUTORCH_CONFORMANCE_SSH_OPTIONS"
-DEFAULT_WORKSPACE = "/tmp/executorch-conformance"
+DEFAULT_WORKSPACE = "/tmp/executorch-conformance"  # noqa: S108  on the target; ssh://host/DIR moves it
 #: ssh's own exit status for a failure of the connection (the remote command's status otherwise).
 SSH_FAILED = 255
 
@@ -64,6 +72,8 @@ class SshTransport(Transport):
         done = self.check(self.run(f"tar -cf - -C {quote(remote)} .", timeout, what), what)
         untar_bytes(done.data, local)
 
+    one_trip = True
+
     def exchange(self, local: Path, remote: str, first: str, command: str, timeout: float, what: str) -> Completed:
         """One ssh command: runs ``first`` (freeing space), unpacks the bundle ``local`` (a tar stream on stdin)
         into ``remote``, runs ``command`` there, and gives ``remote``/results back as a tar stream (``data``); exit
@@ -78,10 +88,8 @@ class SshTransport(Transport):
         import subprocess
 
         if Path(self._control).is_dir() and any(Path(self._control).iterdir()):
-            try:
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 subprocess.run([*self._base()[:-1], "-O", "exit", self.destination], capture_output=True, timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
 
     def close(self) -> None:
         """Stops the master connection and removes its socket directory."""

@@ -10,6 +10,7 @@ paths on the target; command lines run under the target's ``sh``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -88,6 +89,13 @@ class Transport:
         """Copies the files below ``remote`` on the target into ``local`` (created)."""
         raise NotImplementedError
 
+    #: whether ``exchange`` runs a bundle in one round trip (ssh); otherwise put, run and get are separate
+    one_trip = False
+
+    def exchange(self, local: Path, remote: str, first: str, command: str, timeout: float, what: str) -> Completed:
+        """The bundle in, ``command`` run, the results out, in one round trip (only when ``one_trip``)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Releases what the transport holds (a master connection)."""
 
@@ -136,10 +144,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def tar_bytes(local: Path) -> bytes:

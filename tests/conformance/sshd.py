@@ -78,7 +78,7 @@ def start(root: Path) -> Sshd:
         f"PidFile {root / 'sshd.pid'}", "MaxStartups 50", "MaxSessions 50", "",
     ]))
     log = root / "sshd.log"
-    log_file = open(log, "wb")
+    log_file = open(log, "wb")  # noqa: SIM115  sshd writes to it until stop() closes it
     process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL, stderr=log_file)
     client = root / "ssh_config"
     client.write_text("\n".join([

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from check_outcomes import run_checks
+
 from conformance.targets import TargetError, open_transport
 
 FAKE = Path(__file__).parent / "fake_tools"

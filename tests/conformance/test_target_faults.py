@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-
 from check_outcomes import run_checks
 from suite_runner import BROKEN
 

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from suite_runner import results_by_id, run_suite
 
 #: The outcomes of `run --backend ReferenceBackend --certify` in this process's Python (no target): every check
@@ -48,7 +47,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("args, says", [
+@pytest.mark.parametrize(("args", "says"), [
     (["--target", "tcp://board"], "--target 'tcp://board' is not a target; give local, ssh://[user@]host[:port]"),
     (["--target", "ssh://board:70000"], "the port is not a number from 1 to 65535"),
     (["--target", "local"], "--target local needs --runner"),

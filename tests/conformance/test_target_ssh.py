@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import sshd as server
 from check_outcomes import run_checks
 

@@ -27,8 +27,8 @@ def test_committed_results_render_to_the_committed_table(tmp_path):
     assert "| pass | pass | n/a: built with CMake against executorch 1.3.1's include/" in rows["1.0.1"]
     assert "golden program is refused" in rows["1.0.1"]
     committed = (ROOT / "matrix" / "README.md").read_text().split("## The grid")[0]
-    assert [l for l in text.splitlines() if l.startswith("| 1.")] == [
-        l for l in committed.splitlines() if l.startswith("| 1.")
+    assert [ln for ln in text.splitlines() if ln.startswith("| 1.")] == [
+        ln for ln in committed.splitlines() if ln.startswith("| 1.")
     ]
 
 

@@ -70,7 +70,7 @@ def test_operator_defect_is_caught(tmp_path, name):
     assert all(r["first_failing"] is None for key, r in rows.items() if key != (op, dtype)), rows
     assert "first failing case" in output  # the terminal's per-operator table
     # junit-operators.xml: one testcase per row, the failing one with the reason.
-    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(tmp_path / "junit-operators.xml").iter("testcase")}
+    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(tmp_path / "junit-operators.xml").iter("testcase")}  # noqa: S314  our own output
     assert set(cases) == set(rows)
     failure = cases[(op, dtype)].find("failure")
     assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
@@ -97,7 +97,7 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
         assert row["cases"] > 0 and row["passed"] == row["ran"] == row["delegated"], row
         assert row["first_failing"] is None, row
     assert code == 0
-    suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")
+    suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")  # noqa: S314  our own output
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "3")
 
 

@@ -45,12 +45,12 @@ def _make_golden():
 
 def main() -> int:
     warnings.simplefilter("ignore")
-    import reference_backend
     import torch
     from executorch.exir import to_edge_transform_and_lower
     from executorch.exir.backend.compile_spec_schema import CompileSpec
     from executorch.version import __version__ as et_version
 
+    import reference_backend
     from backend_kit.header import decode
     from conformance.pte import read_pte
 
