@@ -288,10 +288,12 @@ def format_markdown(r: Report, command: str) -> str:
         "Backend-facing types it uses (and why): "
         + ", ".join(f"`{k}` ({why})" for k, why in r.used_types.items()),
         "",
-        ('Verdicts (a release is "binary compatible" when every import resolves in its runtime library, every '
-        "executorch library the binary NEEDs is shipped, and every used type has the same layout, vtable and "
-        'enum values as in the release it was built against; "removed"/"added" read from the release it was '
-        "built against to the release in the row; full differences: `--json`, field `details`):"),
+        (
+            'Verdicts (a release is "binary compatible" when every import resolves in its runtime library, every '
+            "executorch library the binary NEEDs is shipped, and every used type has the same layout, vtable and "
+            'enum values as in the release it was built against; "removed"/"added" read from the release it was '
+            "built against to the release in the row; full differences: `--json`, field `details`):"
+        ),
         "",
     ]
     lines += format_table(r).splitlines()

@@ -52,8 +52,11 @@ def _diff(args: argparse.Namespace) -> int:
     try:
         changes = diff_baselines(old, new)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a baseline of the right shape outside
-        return _err("diff", f"{args.old} and {args.new} cannot be compared: a baseline field is malformed "
-                            f"({type(exc).__name__}: {exc})")
+        return _err(
+            "diff",
+            f"{args.old} and {args.new} cannot be compared: a baseline field is malformed "
+            f"({type(exc).__name__}: {exc})",
+        )
     if args.json:
         print(
             json.dumps(

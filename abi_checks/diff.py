@@ -73,8 +73,11 @@ def _validated(data: object, where: str) -> dict:
         raise NotABaseline(f"{where} holds a JSON {type(data).__name__}, not an ABI baseline object")
     missing = [k for k, t in BASELINE_FIELDS.items() if not isinstance(data.get(k), t)]
     if missing:
-        hint = " (it is a conformance report; compare releases or baselines)" if data.get("schema") == \
-            "executorch-conformance-report" else ""
+        hint = (
+            " (it is a conformance report; compare releases or baselines)"
+            if data.get("schema") == "executorch-conformance-report"
+            else ""
+        )
         raise NotABaseline(
             f"{where} is not an ABI baseline{hint}: it lacks {', '.join(missing)} (baselines are made by "
             "abi_checks/make_baseline.py; see executorch-conformance abi list)"
@@ -96,7 +99,9 @@ def load_baseline(name_or_path: str | Path) -> dict:
             data = read_json(p, max_bytes=256 * 1024 * 1024)
         except Unreadable as exc:
             if not p.exists():
-                raise NotABaseline(f"{p}: no such file (give a release, e.g. 1.5.0, or a baseline .json)") from None
+                raise NotABaseline(
+                    f"{p}: no such file (give a release, e.g. 1.5.0, or a baseline .json)"
+                ) from None
             raise NotABaseline(f"{p} {exc}") from None
         return _validated(data, str(p))
     p = BASELINE_DIR / f"{name_or_path}.json"
@@ -304,8 +309,10 @@ def format_changes(old: dict, new: dict, changes: list[Change], limit: int | Non
     lines = [
         f"ABI diff executorch {old['release']} -> {new['release']}",
         f"  runtime library: {old['runtime_library']['path']} -> {new['runtime_library']['path']}",
-        (f"  executorch symbols exported: {old['symbols']['executorch_exported']} -> "
-        f"{new['symbols']['executorch_exported']}"),
+        (
+            f"  executorch symbols exported: {old['symbols']['executorch_exported']} -> "
+            f"{new['symbols']['executorch_exported']}"
+        ),
         f"  layouts: {old['layouts']['status']} -> {new['layouts']['status']}",
     ]
     by_cat: dict[str, list[Change]] = {}

@@ -71,7 +71,9 @@ def main() -> None:
     for name, (model, inputs) in cases.items():
         ref = load(model, inputs, [reference_backend.ReferencePartitioner()])
         cpu = load(model, inputs, None)
-        torch.testing.assert_close(ref.execute(list(inputs))[0], cpu.execute(list(inputs))[0], rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(
+            ref.execute(list(inputs))[0], cpu.execute(list(inputs))[0], rtol=1e-4, atol=1e-4
+        )
         ref_times, cpu_times = [], []
         for _ in range(args.repeats):  # interleaved, so drift hits both alike
             ref_times.append(per_call(ref, inputs, args.iterations))

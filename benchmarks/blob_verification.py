@@ -42,14 +42,18 @@ def verification(mib: int) -> None:
     et_version = tuple(int(p) for p in version("executorch").split("+")[0].split(".")[:3])
     payload = os.urandom(mib << 20)
     for fmt in (2, 1):
-        blob = encode(Header("ReferenceBackend", BLOB_FORMAT, backend_version, et_version, header_format_version=fmt),
-                      payload)
+        blob = encode(
+            Header("ReferenceBackend", BLOB_FORMAT, backend_version, et_version, header_format_version=fmt),
+            payload,
+        )
         j = reference_backend.judge_blob(blob)
         assert j.verdict == "compatible", j.message
         t = best(lambda blob=blob: reference_backend.judge_blob(blob))
         rate = len(blob) / t / 1e9
-        print(f"verify header format {fmt} ({'CRC-32C' if fmt == 2 else 'CRC-32'}): {mib} MiB in {t * 1e3:.1f} ms "
-              f"= {rate:.2f} GB/s ({1e3 / rate:.0f} ms per GB)")
+        print(
+            f"verify header format {fmt} ({'CRC-32C' if fmt == 2 else 'CRC-32'}): {mib} MiB in {t * 1e3:.1f} ms "
+            f"= {rate:.2f} GB/s ({1e3 / rate:.0f} ms per GB)"
+        )
 
 
 def touch(path: Path) -> float:
@@ -60,6 +64,7 @@ def touch(path: Path) -> float:
             for i in range(0, len(m), 4096):
                 total += view[i]
             view.release()
+
     return best(run, 3)
 
 
@@ -73,8 +78,10 @@ def loading(mib: int) -> None:
     n = 4096
     k = (mib << 20) // 4 // n
     model = torch.nn.Linear(k, n, bias=False).eval()
-    edge = to_edge_transform_and_lower(torch.export.export(model, (torch.randn(1, k),)),
-                                       partitioner=[reference_backend.ReferencePartitioner()])
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (torch.randn(1, k),)),
+        partitioner=[reference_backend.ReferencePartitioner()],
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.pte"
         path.write_bytes(edge.to_executorch().buffer)
@@ -87,8 +94,10 @@ def loading(mib: int) -> None:
             Runtime.get().load_program(path).load_method("forward")
 
         t_load = best(load, 3)
-        print(f"program of {size / 2**20:.0f} MiB: mmap + touch {t_touch * 1e3:.0f} ms, load_method {t_load * 1e3:.0f} ms "
-              f"({t_load / t_touch:.2f}x)")
+        print(
+            f"program of {size / 2**20:.0f} MiB: mmap + touch {t_touch * 1e3:.0f} ms, load_method {t_load * 1e3:.0f} ms "
+            f"({t_load / t_touch:.2f}x)"
+        )
 
 
 def main() -> None:

@@ -25,7 +25,11 @@ from reference_backend.quantizer import ReferenceQuantizer
 class MLP(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.fc1, self.fc2, self.fc3 = torch.nn.Linear(256, 256), torch.nn.Linear(256, 256), torch.nn.Linear(256, 64)
+        self.fc1, self.fc2, self.fc3 = (
+            torch.nn.Linear(256, 256),
+            torch.nn.Linear(256, 256),
+            torch.nn.Linear(256, 64),
+        )
 
     def forward(self, x):
         return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
@@ -42,7 +46,9 @@ class ConvNet(torch.nn.Module):
 
 
 def lower(module, inputs):
-    edge = to_edge_transform_and_lower(torch.export.export(module, inputs), partitioner=[ReferencePartitioner()])
+    edge = to_edge_transform_and_lower(
+        torch.export.export(module, inputs), partitioner=[ReferencePartitioner()]
+    )
     return edge.to_executorch().buffer
 
 
@@ -74,8 +80,10 @@ def main() -> None:
     reference_backend.load_runtime()
     torch.manual_seed(0)
     print(f"{'model':<28}{'float32 median/p90 us':>24}{'int8 median/p90 us':>22}{'int8/float':>12}")
-    for name, module, inputs in (("MLP 256-256-256-64, batch 8", MLP().eval(), (torch.randn(8, 256),)),
-                                 ("conv net 3-16-16, 1x32x32", ConvNet().eval(), (torch.randn(1, 3, 32, 32),))):
+    for name, module, inputs in (
+        ("MLP 256-256-256-64, batch 8", MLP().eval(), (torch.randn(8, 256),)),
+        ("conv net 3-16-16, 1x32x32", ConvNet().eval(), (torch.randn(1, 3, 32, 32),)),
+    ):
         f_med, f_p90 = timed(lower(module, inputs), inputs, args.runs)
         q_med, q_p90 = timed(lower(quantized(module, inputs), inputs), inputs, args.runs)
         print(f"{name:<28}{f_med:>12.1f}/{f_p90:<11.1f}{q_med:>10.1f}/{q_p90:<11.1f}{q_med / f_med:>10.2f}x")

@@ -90,8 +90,10 @@ def export(out: Path, layers: int, width: int) -> dict:
                 data_dir.mkdir()
                 program.write_tensor_data_to_file(str(data_dir))
             sizes[pte.name] = pte.stat().st_size
-            print(f"  exported {pte.name}: {pte.stat().st_size / MIB:.2f} MiB in {time.perf_counter() - start:.1f} s",
-                  flush=True)
+            print(
+                f"  exported {pte.name}: {pte.stat().st_size / MIB:.2f} MiB in {time.perf_counter() - start:.1f} s",
+                flush=True,
+            )
     first, second = (out / f"data_b{b}" / f"{FILE_TAG}.ptd" for b in BATCHES)
     if first.read_bytes() != second.read_bytes():
         raise SystemExit("the two exports wrote different .ptd files; they cannot share one")
@@ -123,9 +125,13 @@ def measure(directory: Path, layout: str, width: int) -> list[dict]:
 def report(layout: str, steps: list[dict]) -> None:
     base = steps[0]
     print(f"\n{layout}: weights {'in each blob' if layout == 'inline' else f'in one shared {FILE_TAG}.ptd'}")
-    print(f"  {'step':38s} {'VmRSS':>9s} {'RssAnon':>9s} {'RssFile':>9s} {'Pss':>9s}   (MiB above 'runtime loaded')")
+    print(
+        f"  {'step':38s} {'VmRSS':>9s} {'RssAnon':>9s} {'RssFile':>9s} {'Pss':>9s}   (MiB above 'runtime loaded')"
+    )
     for s in steps:
-        row = " ".join(f"{(s.get(k, 0) - base.get(k, 0)) / MIB:9.1f}" for k in ("VmRSS", "RssAnon", "RssFile", "Pss"))
+        row = " ".join(
+            f"{(s.get(k, 0) - base.get(k, 0)) / MIB:9.1f}" for k in ("VmRSS", "RssAnon", "RssFile", "Pss")
+        )
         print(f"  {s['step']:38s} {row}")
 
 
@@ -140,20 +146,29 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        print(f"exporting {args.layers} x Linear({args.width}, {args.width}) for batches {BATCHES} ...", flush=True)
+        print(
+            f"exporting {args.layers} x Linear({args.width}, {args.width}) for batches {BATCHES} ...",
+            flush=True,
+        )
         sizes = export(out, args.layers, args.width)
-        print(f"weights: {sizes['weights_bytes'] / MIB:.1f} MiB float32; {FILE_TAG}.ptd {sizes['ptd'] / MIB:.1f} MiB; "
-              + ", ".join(f"{k} {v / MIB:.2f} MiB" for k, v in sizes.items() if k.endswith(".pte")))
+        print(
+            f"weights: {sizes['weights_bytes'] / MIB:.1f} MiB float32; {FILE_TAG}.ptd {sizes['ptd'] / MIB:.1f} MiB; "
+            + ", ".join(f"{k} {v / MIB:.2f} MiB" for k, v in sizes.items() if k.endswith(".pte"))
+        )
         results = {}
         for layout in ("inline", "shared"):
             proc = subprocess.run(
                 [sys.executable, __file__, "--width", str(args.width), "--measure", str(out), layout],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             results[layout] = json.loads(proc.stdout.strip().splitlines()[-1])
             report(layout, results[layout])
         extra = {k: (r[2].get("Pss", 0) - r[1].get("Pss", 0)) / MIB for k, r in results.items()}
-        print(f"\nsecond program's Pss cost: inline {extra['inline']:.1f} MiB, shared .ptd {extra['shared']:.1f} MiB")
+        print(
+            f"\nsecond program's Pss cost: inline {extra['inline']:.1f} MiB, shared .ptd {extra['shared']:.1f} MiB"
+        )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,9 @@ def main() -> int:
     descriptor = load_descriptor(args.backend)
     if args.discover:
         every = [op for op, e in corpus.operators().items() if args.dtype in e.dtypes]
-        descriptor = dataclasses.replace(descriptor, supported_ops=frozenset(),
-                                         operators=OperatorSupport.of(args.dtype, *every))
+        descriptor = dataclasses.replace(
+            descriptor, supported_ops=frozenset(), operators=OperatorSupport.of(args.dtype, *every)
+        )
     if args.batch:
         runner.BATCH = args.batch
     ctx = Context(descriptor, None)
@@ -60,10 +61,14 @@ def main() -> int:
     finally:
         ctx.close()
     n = len(found)
-    print(f"backend {descriptor.backend_id}: {len(rows)} operator/dtype pairs, {n} cases, batch {runner.BATCH}, "
-          f"{'lowered and executed' if execute else 'lowered only'}")
-    print(f"wall {done - started:.1f} s (vendor process start-up {ready - started:.1f} s, corpus {done - ready:.1f} s); "
-          f"per case {(done - ready) / max(n, 1):.3f} s amortized ({(done - started) / max(n, 1):.3f} s with start-up)")
+    print(
+        f"backend {descriptor.backend_id}: {len(rows)} operator/dtype pairs, {n} cases, batch {runner.BATCH}, "
+        f"{'lowered and executed' if execute else 'lowered only'}"
+    )
+    print(
+        f"wall {done - started:.1f} s (vendor process start-up {ready - started:.1f} s, corpus {done - ready:.1f} s); "
+        f"per case {(done - ready) / max(n, 1):.3f} s amortized ({(done - started) / max(n, 1):.3f} s with start-up)"
+    )
     if args.discover:
         own = descriptor.backend_id
         by_op: dict[str, list] = {}
@@ -82,9 +87,11 @@ def main() -> int:
         return 0
     for row in rows:
         failing = row["first_failing"]
-        print(f"  {row['op']:34} {row['dtype']:8} {row['cases']:3} cases {row['delegated']:3} delegated "
-              f"{row['passed']:3}/{row['ran']:<3} passed  worst {row['worst_error']}"
-              + (f"  FIRST FAILING {failing['case']}: {failing['reason'][:160]}" if failing else ""))
+        print(
+            f"  {row['op']:34} {row['dtype']:8} {row['cases']:3} cases {row['delegated']:3} delegated "
+            f"{row['passed']:3}/{row['ran']:<3} passed  worst {row['worst_error']}"
+            + (f"  FIRST FAILING {failing['case']}: {failing['reason'][:160]}" if failing else "")
+        )
     return 0
 
 

@@ -25,9 +25,21 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", "--certify",
-                 "--report-dir", out, "-n", args.workers],
-                capture_output=True, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "conformance.cli",
+                    "run",
+                    "--backend",
+                    "ReferenceBackend",
+                    "--certify",
+                    "--report-dir",
+                    out,
+                    "-n",
+                    args.workers,
+                ],
+                capture_output=True,
+                text=True,
             )
             elapsed = time.perf_counter() - start
         status = "certified" if proc.returncode == 0 else f"exit {proc.returncode}"

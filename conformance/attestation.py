@@ -57,7 +57,9 @@ def load_private_key(path: str | Path):
     except (ValueError, TypeError) as exc:
         raise AttestationError(f"{path} is not an unencrypted PEM private key: {exc}") from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise AttestationError(f"{path} is a {type(key).__name__.removeprefix('_')}, not an Ed25519 private key")
+        raise AttestationError(
+            f"{path} is a {type(key).__name__.removeprefix('_')}, not an Ed25519 private key"
+        )
     return key
 
 
@@ -67,13 +69,17 @@ def load_public_key(path: str | Path):
 
     data = _read_pem(path)
     if b"PRIVATE KEY" in data:
-        raise AttestationError(f"{path} is a private key; give the public key (keygen writes it as *.pub.pem)")
+        raise AttestationError(
+            f"{path} is a private key; give the public key (keygen writes it as *.pub.pem)"
+        )
     try:
         key = load_pem_public_key(data)
     except (ValueError, TypeError) as exc:
         raise AttestationError(f"{path} is not a PEM public key: {exc}") from None
     if not isinstance(key, Ed25519PublicKey):
-        raise AttestationError(f"{path} is a {type(key).__name__.removeprefix('_')}, not an Ed25519 public key")
+        raise AttestationError(
+            f"{path} is a {type(key).__name__.removeprefix('_')}, not an Ed25519 public key"
+        )
     return key
 
 
@@ -99,10 +105,12 @@ def generate_key(out: str | Path) -> tuple[Path, Path, str]:
         if path.exists():
             raise AttestationError(f"{path} exists; not overwritten")
     key = Ed25519PrivateKey.generate()
-    private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption())
-    public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    private_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    public_pem = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     private_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
@@ -127,8 +135,11 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
     backend = report["backend"]
     with archive:
         names = archive.namelist()
-        metadata = [n for n in names if n.count("/") == 1 and n.split("/")[0].endswith(".dist-info")
-                    and n.endswith("/METADATA")]
+        metadata = [
+            n
+            for n in names
+            if n.count("/") == 1 and n.split("/")[0].endswith(".dist-info") and n.endswith("/METADATA")
+        ]
         if len(metadata) != 1:
             return digest, [f"--wheel {path}: holds {len(metadata)} .dist-info/METADATA files, not one"]
         meta = email.parser.Parser().parsestr(archive.read(metadata[0]).decode("utf-8", "replace"))
@@ -136,15 +147,19 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
         from packaging.version import InvalidVersion, Version
 
         if canonicalize_name(meta.get("Name", "")) != canonicalize_name(backend["distribution"]):
-            problems.append(f"--wheel {path.name} is the distribution {meta.get('Name')!r}, but the report "
-                            f"certifies {backend['distribution']!r}")
+            problems.append(
+                f"--wheel {path.name} is the distribution {meta.get('Name')!r}, but the report "
+                f"certifies {backend['distribution']!r}"
+            )
         try:
             same = Version(meta.get("Version", "")) == Version(backend["version"])
         except InvalidVersion:
             same = meta.get("Version") == backend["version"]
         if not same:
-            problems.append(f"--wheel {path.name} is version {meta.get('Version')!r}, but the report certifies "
-                            f"{backend['distribution']} {backend['version']}")
+            problems.append(
+                f"--wheel {path.name} is version {meta.get('Version')!r}, but the report certifies "
+                f"{backend['distribution']} {backend['version']}"
+            )
         for lib in backend.get("runtime_libraries", []):
             base = Path(lib["path"]).name
             for name in (n for n in names if n.rsplit("/", 1)[-1] == base):
@@ -153,8 +168,10 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
                     for chunk in iter(lambda: f.read(1 << 20), b""):
                         h.update(chunk)
                 if h.hexdigest() != lib["sha256"]:
-                    problems.append(f"--wheel {path.name}: {name} has SHA-256 {h.hexdigest()[:16]}…, but the "
-                                    f"tested {base} had {str(lib['sha256'])[:16]}…")
+                    problems.append(
+                        f"--wheel {path.name}: {name} has SHA-256 {h.hexdigest()[:16]}…, but the "
+                        f"tested {base} had {str(lib['sha256'])[:16]}…"
+                    )
     return digest, problems
 
 
@@ -172,8 +189,12 @@ def library_problems(report: dict[str, Any], library: str | Path) -> tuple[str, 
         return digest, [f"--library {path.name}: the report records no runtime library"]
     same_name = [lib for lib in recorded if Path(lib["path"]).name == path.name] or recorded
     told = ", ".join(f"{Path(lib['path']).name} {str(lib['sha256'])[:16]}…" for lib in same_name)
-    return digest, [(f"--library {path.name} has SHA-256 {digest[:16]}…, which is not the tested runtime library "
-                    f"({told})")]
+    return digest, [
+        (
+            f"--library {path.name} has SHA-256 {digest[:16]}…, which is not the tested runtime library "
+            f"({told})"
+        )
+    ]
 
 
 def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, Any]]:
@@ -195,7 +216,9 @@ def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, 
     if problems:
         raise AttestationError("; ".join(problems))
     if not out:
-        raise AttestationError("nothing to attest: the report records no runtime library; give --wheel or --library")
+        raise AttestationError(
+            "nothing to attest: the report records no runtime library; give --wheel or --library"
+        )
     return out
 
 
@@ -247,7 +270,9 @@ def open_envelope(envelope: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     if not isinstance(envelope.get("payload"), str) or not isinstance(envelope.get("payloadType"), str):
         raise AttestationError("the envelope's payload and payloadType must be strings")
     if envelope["payloadType"] != PAYLOAD_TYPE:
-        raise AttestationError(f"the envelope's payloadType is {envelope['payloadType']!r}, not {PAYLOAD_TYPE!r}")
+        raise AttestationError(
+            f"the envelope's payloadType is {envelope['payloadType']!r}, not {PAYLOAD_TYPE!r}"
+        )
     signatures = envelope.get("signatures")
     if not isinstance(signatures, list) or not all(
         isinstance(s, dict) and isinstance(s.get("sig"), str) and isinstance(s.get("keyid", ""), str)
@@ -268,12 +293,19 @@ def parse_statement(payload: bytes) -> dict[str, Any]:
     if not isinstance(stmt, dict) or stmt.get("_type") != STATEMENT_TYPE:
         raise AttestationError(f"the envelope's payload is not an in-toto Statement ({STATEMENT_TYPE})")
     if stmt.get("predicateType") != PREDICATE_TYPE:
-        raise AttestationError(f"the statement's predicateType is {stmt.get('predicateType')!r}, not "
-                               f"{PREDICATE_TYPE!r}")
+        raise AttestationError(
+            f"the statement's predicateType is {stmt.get('predicateType')!r}, not {PREDICATE_TYPE!r}"
+        )
     subject = stmt.get("subject")
-    if not isinstance(subject, list) or not subject or not all(
-        isinstance(s, dict) and isinstance(s.get("digest"), dict) and isinstance(s["digest"].get("sha256"), str)
-        for s in subject
+    if (
+        not isinstance(subject, list)
+        or not subject
+        or not all(
+            isinstance(s, dict)
+            and isinstance(s.get("digest"), dict)
+            and isinstance(s["digest"].get("sha256"), str)
+            for s in subject
+        )
     ):
         raise AttestationError("the statement's subject must be a non-empty list of {name, digest: {sha256}}")
     if not isinstance(stmt.get("predicate"), dict):
@@ -299,18 +331,24 @@ def verify_envelope(envelope: dict[str, Any], public_keys: list) -> str:
         signed_by = ", ".join(k[:16] + "…" for k in parsed.signatures)
         if not set(parsed.signatures) & {k.keyid for k in keys}:
             trusted = ", ".join(k.keyid[:16] + "…" for k in keys)
-            raise AttestationError(f"signed by key {signed_by}, which is not a trusted key "
-                                   f"(trusted: {trusted})") from None
-        raise AttestationError(f"the signature by trusted key {signed_by} does not verify: the attestation was "
-                               "altered after it was signed") from None
+            raise AttestationError(
+                f"signed by key {signed_by}, which is not a trusted key (trusted: {trusted})"
+            ) from None
+        raise AttestationError(
+            f"the signature by trusted key {signed_by} does not verify: the attestation was "
+            "altered after it was signed"
+        ) from None
     return next(iter(accepted))
 
 
 def subject_problems(stmt: dict[str, Any], digests: dict[str, str]) -> list[str]:
     """Each of ``digests`` (what -> sha256) must be a subject of the statement."""
     signed = {s["digest"]["sha256"] for s in stmt["subject"]}
-    return [f"{what} (SHA-256 {d[:16]}…) is not a subject of the signed attestation"
-            for what, d in digests.items() if d and d not in signed]
+    return [
+        f"{what} (SHA-256 {d[:16]}…) is not a subject of the signed attestation"
+        for what, d in digests.items()
+        if d and d not in signed
+    ]
 
 
 # --------------------------------------------------------------------------- sigstore (optional, online)
@@ -320,8 +358,9 @@ def _sigstore():
     try:
         import sigstore  # noqa: F401
     except ImportError:
-        raise AttestationError("Sigstore needs the optional 'sigstore' package: "
-                               "pip install 'executorch-conformance[sigstore]'") from None
+        raise AttestationError(
+            "Sigstore needs the optional 'sigstore' package: pip install 'executorch-conformance[sigstore]'"
+        ) from None
 
 
 def sigstore_sign(payload: bytes, identity_token: str | None) -> str:
@@ -342,7 +381,9 @@ def sigstore_sign(payload: bytes, identity_token: str | None) -> str:
         raise AttestationError(f"Sigstore signing failed: {type(exc).__name__}: {exc}") from None
 
 
-def sigstore_verify(bundle_doc: dict[str, Any], identity: str, issuer: str | None) -> tuple[bytes, dict[str, Any]]:
+def sigstore_verify(
+    bundle_doc: dict[str, Any], identity: str, issuer: str | None
+) -> tuple[bytes, dict[str, Any]]:
     """(payload, statement) of a Sigstore bundle whose certificate names ``identity`` (and ``issuer``),
     verified against Sigstore's public-good trust root (network: the TUF trust root)."""
     _sigstore()
@@ -353,13 +394,19 @@ def sigstore_verify(bundle_doc: dict[str, Any], identity: str, issuer: str | Non
 
     try:
         bundle = Bundle.from_json(json.dumps(bundle_doc))
-        payload_type, payload = Verifier.production().verify_dsse(bundle, Identity(identity=identity, issuer=issuer))
+        payload_type, payload = Verifier.production().verify_dsse(
+            bundle, Identity(identity=identity, issuer=issuer)
+        )
     except (SigstoreError, ValueError) as exc:
-        raise AttestationError(f"the Sigstore bundle does not verify for identity {identity!r}: {exc}") from None
+        raise AttestationError(
+            f"the Sigstore bundle does not verify for identity {identity!r}: {exc}"
+        ) from None
     except Exception as exc:  # noqa: BLE001  (network, TUF trust root)
         raise AttestationError(f"Sigstore verification could not run: {type(exc).__name__}: {exc}") from None
     if payload_type != PAYLOAD_TYPE:
-        raise AttestationError(f"the Sigstore bundle's payload type is {payload_type!r}, not {PAYLOAD_TYPE!r}")
+        raise AttestationError(
+            f"the Sigstore bundle's payload type is {payload_type!r}, not {PAYLOAD_TYPE!r}"
+        )
     return payload, parse_statement(payload)
 
 

@@ -60,7 +60,9 @@ def write_badge(report: dict[str, Any], out_dir: str | Path) -> tuple[Path, Path
     svg, endpoint = out / "badge.svg", out / "badge.json"
     svg.write_text(render_svg(label, message, color))
     endpoint.write_text(
-        json.dumps({"schemaVersion": 1, "label": label, "message": message, "color": color.lstrip("#")}, indent=2)
+        json.dumps(
+            {"schemaVersion": 1, "label": label, "message": message, "color": color.lstrip("#")}, indent=2
+        )
         + "\n"
     )
     return svg, endpoint

@@ -20,7 +20,10 @@ from conformance.vendor_worker import (
 )
 
 QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
-DEQUANTIZE_OPS = ("quantized_decomposed::dequantize_per_tensor", "quantized_decomposed::dequantize_per_channel")
+DEQUANTIZE_OPS = (
+    "quantized_decomposed::dequantize_per_tensor",
+    "quantized_decomposed::dequantize_per_channel",
+)
 XNNPACK_ID = "XnnpackBackend"
 
 
@@ -99,8 +102,12 @@ def quantized_flow(name: str) -> dict[str, Any]:
     result: dict[str, Any] = {"quantizer": kind, "is_quantizer": isinstance(quantizer, Quantizer)}
     if not result["is_quantizer"]:
         return result
-    graph = vendor_call(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs).module()
-    prepared = vendor_call(f"prepare_pt2e of sample model {name!r} with {kind}", prepare_pt2e, graph, quantizer)
+    graph = vendor_call(
+        f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs
+    ).module()
+    prepared = vendor_call(
+        f"prepare_pt2e of sample model {name!r} with {kind}", prepare_pt2e, graph, quantizer
+    )
     batches = [inputs]
     model = descriptor().sample(name)
     if model.make_inputs is not None:
@@ -119,17 +126,33 @@ def quantized_flow(name: str) -> dict[str, Any]:
         scales.append(scale)
     records: list = []
     observed = [observe(p, records) for p in partitioners("default")]
-    exported = vendor_call("torch.export.export of the converted model", torch.export.export, converted, inputs)
-    edge = vendor_call("lowering the converted model with the backend's partitioners", to_edge_transform_and_lower,
-                       exported, partitioner=observed)
+    exported = vendor_call(
+        "torch.export.export of the converted model", torch.export.export, converted, inputs
+    )
+    edge = vendor_call(
+        "lowering the converted model with the backend's partitioners",
+        to_edge_transform_and_lower,
+        exported,
+        partitioner=observed,
+    )
     step("inspecting the lowered graph")
     graph_module = edge.exported_program().graph_module
     leftovers = _cpu_quant_nodes_at_delegates(graph_module, descriptor().backend_id)
-    cpu_ops = sorted({_op(n.target) or str(n.target) for n in graph_module.graph.nodes
-                      if n.op == "call_function" and _op(n.target)})
+    cpu_ops = sorted(
+        {
+            _op(n.target) or str(n.target)
+            for n in graph_module.graph.nodes
+            if n.op == "call_function" and _op(n.target)
+        }
+    )
     result.update(
-        delegates=_delegate_count(graph_module, descriptor().backend_id), inputs=pack(list(inputs)),
-        expected=pack(expected), scales=scales, leftovers=leftovers, cpu_ops=cpu_ops, claimed=_records_summary(records),
+        delegates=_delegate_count(graph_module, descriptor().backend_id),
+        inputs=pack(list(inputs)),
+        expected=pack(expected),
+        scales=scales,
+        leftovers=leftovers,
+        cpu_ops=cpu_ops,
+        claimed=_records_summary(records),
     )
     # QNT-2 judges the lowered graph; a program that cannot be written fails QNT-3 only.
     try:
@@ -142,13 +165,19 @@ def quantized_flow(name: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- dynamic shapes
 
 
-def _size_sets(bounds: dict[str, int], inputs_dims: list[list[Any]]) -> list[tuple[str, dict[str, int], bool]]:
+def _size_sets(
+    bounds: dict[str, int], inputs_dims: list[list[Any]]
+) -> list[tuple[str, dict[str, int], bool]]:
     """(label, symbol -> size, within the bounds) for the sizes the checks run."""
     names = sorted(bounds)
     sets = [
         ("every dynamic dimension 1", dict.fromkeys(names, 1), True),
         ("every dynamic dimension at its bound", dict(bounds), True),
-        ("dynamic dimensions between 1 and their bounds", {s: max(1, (bounds[s] + 1) // 2) for s in names}, True),
+        (
+            "dynamic dimensions between 1 and their bounds",
+            {s: max(1, (bounds[s] + 1) // 2) for s in names},
+            True,
+        ),
     ]
     # Above one bound but within ExecuTorch's capacity (bound product) for every input holding it:
     # such a size passes ExecuTorch's own check and reaches the backend.
@@ -176,12 +205,24 @@ def _size_sets(bounds: dict[str, int], inputs_dims: list[list[Any]]) -> list[tup
 def _dim_names(spec: Any, inputs_dims: list[list[Any]]) -> dict[str, str]:
     """Symbol -> the name given to torch.export.Dim, for the messages ("tokens" rather than "s27"),
     where ``spec`` (a tuple or dict of per-input {axis: Dim} dicts or lists) says it unambiguously."""
-    per_input = list(spec.values()) if isinstance(spec, dict) else list(spec) if isinstance(spec, (list, tuple)) else []
+    per_input = (
+        list(spec.values())
+        if isinstance(spec, dict)
+        else list(spec)
+        if isinstance(spec, (list, tuple))
+        else []
+    )
     if len(per_input) != len(inputs_dims):
         return {}
     names: dict[str, str] = {}
     for dims, axes in zip(inputs_dims, per_input):
-        items = axes.items() if isinstance(axes, dict) else enumerate(axes) if isinstance(axes, (list, tuple)) else ()
+        items = (
+            axes.items()
+            if isinstance(axes, dict)
+            else enumerate(axes)
+            if isinstance(axes, (list, tuple))
+            else ()
+        )
         for axis, dim in items:
             label = getattr(dim, "__name__", None)
             if isinstance(axis, int) and 0 <= axis < len(dims) and isinstance(dims[axis], str) and label:
@@ -198,8 +239,13 @@ def dynamic_flow(name: str) -> dict[str, Any]:
     support = descriptor().dynamic_shapes
     module, inputs = made_sample(name)
     spec = vendor_call("dynamic_shapes.dynamic_shapes()", support.dynamic_shapes)
-    exported = vendor_call(f"torch.export.export of sample model {name!r} with dynamic shapes", torch.export.export,
-                           module, inputs, dynamic_shapes=spec)
+    exported = vendor_call(
+        f"torch.export.export of sample model {name!r} with dynamic shapes",
+        torch.export.export,
+        module,
+        inputs,
+        dynamic_shapes=spec,
+    )
     bounds: dict[str, int] = {}
     inputs_dims: list[list[Any]] = []
     user_inputs = set(exported.graph_signature.user_inputs)
@@ -217,7 +263,9 @@ def dynamic_flow(name: str) -> dict[str, Any]:
                 raise VendorError(f"input {node.name}: dimension {expr} is not a plain torch.export.Dim")
             upper = int(bound.upper) if bound.upper != float("inf") and str(bound.upper) != "int_oo" else None
             if upper is None:
-                raise VendorError(f"input {node.name}: dimension {expr} has no upper bound (give Dim(..., max=...))")
+                raise VendorError(
+                    f"input {node.name}: dimension {expr} has no upper bound (give Dim(..., max=...))"
+                )
             bounds[str(expr)] = upper
             dims.append(str(expr))
         inputs_dims.append(dims)
@@ -226,20 +274,31 @@ def dynamic_flow(name: str) -> dict[str, Any]:
     renamed = _dim_names(spec, inputs_dims)
     bounds = {renamed.get(sym, sym): bound for sym, bound in bounds.items()}
     inputs_dims = [[renamed.get(d, d) if isinstance(d, str) else d for d in dims] for dims in inputs_dims]
-    edge = vendor_call(f"lowering sample model {name!r} (dynamic shapes) with the backend's partitioners",
-                       to_edge_transform_and_lower, exported, partitioner=partitioners("default"))
+    edge = vendor_call(
+        f"lowering sample model {name!r} (dynamic shapes) with the backend's partitioners",
+        to_edge_transform_and_lower,
+        exported,
+        partitioner=partitioners("default"),
+    )
     pte = _to_pte(edge, f"sample model {name!r} with dynamic shapes")
     generator = torch.Generator().manual_seed(0)
     cases = []
     for label, sizes, within in _size_sets(bounds, inputs_dims):
-        made = [torch.randn(*[sizes[d] if isinstance(d, str) else d for d in dims], generator=generator)
-                for dims in inputs_dims]
-        case = {"label": label, "within": within, "inputs": pack(made),
-                "shapes": [list(t.shape) for t in made]}
+        made = [
+            torch.randn(*[sizes[d] if isinstance(d, str) else d for d in dims], generator=generator)
+            for dims in inputs_dims
+        ]
+        case = {
+            "label": label,
+            "within": within,
+            "inputs": pack(made),
+            "shapes": [list(t.shape) for t in made],
+        }
         if within:
             with torch.no_grad():
-                case["expected"] = pack(_outputs(vendor_call(f"eager forward of sample model {name!r}", module,
-                                                             *made)))
+                case["expected"] = pack(
+                    _outputs(vendor_call(f"eager forward of sample model {name!r}", module, *made))
+                )
         cases.append(case)
     return {"pte": pte, "bounds": bounds, "cases": cases}
 
@@ -256,7 +315,16 @@ def composition_flow(name: str) -> dict[str, Any]:
     module, inputs = made_sample(name)
     records: list = []
     observed = [observe(p, records) for p in [*partitioners("default"), XnnpackPartitioner()]]
-    exported = vendor_call(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs)
-    edge = vendor_call(f"lowering sample model {name!r} with the backend's partitioners and XnnpackPartitioner()",
-                       to_edge_transform_and_lower, exported, partitioner=observed)
-    return {"pte": _to_pte(edge, f"sample model {name!r} (composition)"), "claimed": _records_summary(records)}
+    exported = vendor_call(
+        f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs
+    )
+    edge = vendor_call(
+        f"lowering sample model {name!r} with the backend's partitioners and XnnpackPartitioner()",
+        to_edge_transform_and_lower,
+        exported,
+        partitioner=observed,
+    )
+    return {
+        "pte": _to_pte(edge, f"sample model {name!r} (composition)"),
+        "claimed": _records_summary(records),
+    }

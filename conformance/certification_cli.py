@@ -51,8 +51,10 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
     try:
         if att.is_envelope(doc):
             if identity:
-                raise _Rejected("is an attestation signed with a key, not a Sigstore bundle: verify it with "
-                                "--trusted-key, not --identity")
+                raise _Rejected(
+                    "is an attestation signed with a key, not a Sigstore bundle: verify it with "
+                    "--trusted-key, not --identity"
+                )
             _, stmt = att.open_envelope(doc)
             if keys:
                 keyid = att.verify_envelope(doc, keys)
@@ -62,19 +64,27 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
             return stmt["predicate"], stmt, signature
         if att.is_sigstore_bundle(doc):
             if keys:
-                raise _Rejected("is a Sigstore bundle: verify it with --identity (and --issuer), not --trusted-key")
+                raise _Rejected(
+                    "is a Sigstore bundle: verify it with --identity (and --issuer), not --trusted-key"
+                )
             if identity:
                 _, stmt = att.sigstore_verify(doc, identity, args.issuer)
-                signature = f"valid Sigstore signature by {identity}" + (f" ({args.issuer})" if args.issuer else "")
+                signature = f"valid Sigstore signature by {identity}" + (
+                    f" ({args.issuer})" if args.issuer else ""
+                )
             else:
                 _, stmt = att.sigstore_payload(doc)
-                signature = "Sigstore bundle, but the signature was NOT checked (give --identity and --issuer)"
+                signature = (
+                    "Sigstore bundle, but the signature was NOT checked (give --identity and --issuer)"
+                )
             return stmt["predicate"], stmt, signature
     except att.AttestationError as exc:
         raise _Rejected(str(exc)) from None
     if keys or identity or getattr(args, "require_signature", False):
-        raise _Rejected("is an unsigned report, but a signature is required (--trusted-key, --identity or "
-                        "--require-signature); verify the attestation made by `executorch-conformance sign`")
+        raise _Rejected(
+            "is an unsigned report, but a signature is required (--trusted-key, --identity or "
+            "--require-signature); verify the attestation made by `executorch-conformance sign`"
+        )
     return doc, None, "none: an unsigned report proves nothing about who ran the suite"
 
 
@@ -87,7 +97,9 @@ def _at(value: str | None) -> datetime.date | None:
         raise ValueError(f"--at {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def _artifact_problems(args: argparse.Namespace, report: dict[str, Any], stmt: dict[str, Any] | None) -> list[str]:
+def _artifact_problems(
+    args: argparse.Namespace, report: dict[str, Any], stmt: dict[str, Any] | None
+) -> list[str]:
     from conformance import attestation as att
 
     problems, digests = [], {}
@@ -108,7 +120,9 @@ def _verify(args: argparse.Namespace) -> int:
     from conformance.verify import check_report
 
     if args.require_signature and not (args.trusted_key or args.identity):
-        raise ValueError("--require-signature needs --trusted-key PUB.pem (or --identity for a Sigstore bundle)")
+        raise ValueError(
+            "--require-signature needs --trusted-key PUB.pem (or --identity for a Sigstore bundle)"
+        )
     if args.issuer and not args.identity:
         raise ValueError("--issuer goes with --identity")
     today = _at(args.at)
@@ -132,19 +146,25 @@ def _verify(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     backend, env = report["backend"], report["environment"]
     print(f"{args.file}: verified")
-    print(f"  backend: {backend['id']} {backend['version']} ({backend['distribution']}) on executorch "
-          f"{env.get('executorch')}, {env.get('machine')}; suite {report['suite_version']}, created "
-          f"{report['created']}")
+    print(
+        f"  backend: {backend['id']} {backend['version']} ({backend['distribution']}) on executorch "
+        f"{env.get('executorch')}, {env.get('machine')}; suite {report['suite_version']}, created "
+        f"{report['created']}"
+    )
     target = report.get("target")
     if isinstance(target, dict):
-        print(f"  runtime checks ran on: {target.get('url')} ({target.get('uname')}), "
-              f"{target.get('runner_version')}")
+        print(
+            f"  runtime checks ran on: {target.get('url')} ({target.get('uname')}), "
+            f"{target.get('runner_version')}"
+        )
     print(f"  verdict: {result.verdict_line()}")
     print(f"  signature: {signature}")
     for library in args.library or []:
         print(f"  --library {Path(library).name}: the runtime library the report tested")
     for wheel in args.wheel or []:
-        print(f"  --wheel {Path(wheel).name}: {backend['distribution']} {backend['version']}, matches the report")
+        print(
+            f"  --wheel {Path(wheel).name}: {backend['distribution']} {backend['version']}, matches the report"
+        )
     if args.rerun:
         return _rerun(args, report)
     return 0
@@ -181,8 +201,11 @@ def _badge(args: argparse.Namespace) -> int:
     problems = check_report(report).problems
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-        print(f"executorch-conformance badge: {args.file} does not verify: {'; '.join(problems[:3])}{more}; "
-              f"see `executorch-conformance verify {args.file}`", file=sys.stderr)
+        print(
+            f"executorch-conformance badge: {args.file} does not verify: {'; '.join(problems[:3])}{more}; "
+            f"see `executorch-conformance verify {args.file}`",
+            file=sys.stderr,
+        )
         return EXIT_REJECTED
     out_dir = args.out_dir or Path(args.file).parent
     for path in write_badge(report, out_dir):
@@ -207,21 +230,30 @@ def _sign(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.report} {exc}") from None
     problems = check_report(report).problems
     if problems:
-        raise ValueError(f"{args.report} does not verify, so it is not signed: {problems[0]}"
-                         + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        raise ValueError(
+            f"{args.report} does not verify, so it is not signed: {problems[0]}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+        )
     subject = att.subjects(report, args.wheel or [], args.library or [])
     payload = att.statement_bytes(att.statement(report, subject))
     if args.key:
         key = att.load_private_key(args.key)
         out = Path(args.out) if args.out else _default_out(Path(args.report), ".intoto.jsonl")
         att.write_envelope(att.sign_envelope(payload, key), out)
-        print(f"{out}: in-toto attestation signed by Ed25519 key {att.key_id(key.public_key())[:16]}…, "
-              f"subjects: {', '.join(s['name'] for s in subject)}")
+        print(
+            f"{out}: in-toto attestation signed by Ed25519 key {att.key_id(key.public_key())[:16]}…, "
+            f"subjects: {', '.join(s['name'] for s in subject)}"
+        )
     else:
         out = Path(args.out) if args.out else _default_out(Path(args.report), ".sigstore.json")
-        out.write_text(att.sigstore_sign(payload, args.identity_token or os.environ.get("SIGSTORE_IDENTITY_TOKEN"))
-                       + "\n", encoding="utf-8")
-        print(f"{out}: in-toto attestation in a Sigstore bundle, subjects: {', '.join(s['name'] for s in subject)}")
+        out.write_text(
+            att.sigstore_sign(payload, args.identity_token or os.environ.get("SIGSTORE_IDENTITY_TOKEN"))
+            + "\n",
+            encoding="utf-8",
+        )
+        print(
+            f"{out}: in-toto attestation in a Sigstore bundle, subjects: {', '.join(s['name'] for s in subject)}"
+        )
     return 0
 
 
@@ -229,33 +261,61 @@ def _keygen(args: argparse.Namespace) -> int:
     from conformance.attestation import generate_key
 
     private, public, keyid = generate_key(args.out)
-    print(f"private key: {private} (keep it secret)\npublic key:  {public} (publish it)\nkey id:      {keyid}")
+    print(
+        f"private key: {private} (keep it secret)\npublic key:  {public} (publish it)\nkey id:      {keyid}"
+    )
     return 0
 
 
 def _add_signature_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--trusted-key", action="append", metavar="PUB.pem",
-                   help="Ed25519 public key (PEM) whose signature is trusted; repeatable")
+    p.add_argument(
+        "--trusted-key",
+        action="append",
+        metavar="PUB.pem",
+        help="Ed25519 public key (PEM) whose signature is trusted; repeatable",
+    )
 
 
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
     """Adds verify, badge, sign and keygen to the ``executorch-conformance`` sub-command parsers."""
-    verify = sub.add_parser("verify", help="re-check a report or a signed attestation and print its verdict",
-                            epilog=__doc__[__doc__.index("Exit codes"):],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    verify.add_argument("file", metavar="FILE", help="report.json, REPORT.intoto.jsonl or REPORT.sigstore.json")
+    verify = sub.add_parser(
+        "verify",
+        help="re-check a report or a signed attestation and print its verdict",
+        epilog=__doc__[__doc__.index("Exit codes") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument(
+        "file", metavar="FILE", help="report.json, REPORT.intoto.jsonl or REPORT.sigstore.json"
+    )
     _add_signature_options(verify)
-    verify.add_argument("--identity", help="Sigstore: the signer identity the certificate must name (e-mail or URI)")
+    verify.add_argument(
+        "--identity", help="Sigstore: the signer identity the certificate must name (e-mail or URI)"
+    )
     verify.add_argument("--issuer", help="Sigstore: the OIDC issuer the certificate must name")
     verify.add_argument("--require-signature", action="store_true", help="refuse an unsigned report")
-    verify.add_argument("--library", action="append", metavar="LIB",
-                        help="a runtime library file that must be one the report tested; repeatable")
-    verify.add_argument("--wheel", action="append", metavar="WHL",
-                        help="the backend's wheel: its name, version and runtime libraries must match; repeatable")
-    verify.add_argument("--rerun", action="store_true",
-                        help="re-run the suite here with the report's options and list the checks that differ")
-    verify.add_argument("--expectations", help="with --rerun: the expectations file, if not at its recorded path")
-    verify.add_argument("--at", metavar="YYYY-MM-DD", help="judge the validity window on this date (default: today)")
+    verify.add_argument(
+        "--library",
+        action="append",
+        metavar="LIB",
+        help="a runtime library file that must be one the report tested; repeatable",
+    )
+    verify.add_argument(
+        "--wheel",
+        action="append",
+        metavar="WHL",
+        help="the backend's wheel: its name, version and runtime libraries must match; repeatable",
+    )
+    verify.add_argument(
+        "--rerun",
+        action="store_true",
+        help="re-run the suite here with the report's options and list the checks that differ",
+    )
+    verify.add_argument(
+        "--expectations", help="with --rerun: the expectations file, if not at its recorded path"
+    )
+    verify.add_argument(
+        "--at", metavar="YYYY-MM-DD", help="judge the validity window on this date (default: today)"
+    )
     verify.set_defaults(func=_verify)
 
     badge = sub.add_parser("badge", help="write badge.svg and badge.json for a report that verifies")
@@ -267,20 +327,35 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     sign = sub.add_parser("sign", help="sign a report as an in-toto attestation (DSSE)")
     sign.add_argument("report", metavar="REPORT")
     sign.add_argument("--key", metavar="KEY.pem", help="Ed25519 private key (PEM, PKCS#8) to sign with")
-    sign.add_argument("--sigstore", action="store_true",
-                      help="sign keylessly with Sigstore (needs the 'sigstore' extra and a network)")
-    sign.add_argument("--identity-token", help="with --sigstore: an OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, "
-                                               "an ambient CI credential, or a browser login)")
-    sign.add_argument("--wheel", action="append", metavar="WHL", help="the backend's wheel: a subject; repeatable")
-    sign.add_argument("--library", action="append", metavar="LIB",
-                      help="a runtime library (must be the one tested): a subject; repeatable. Default: the "
-                           "runtime libraries the report records")
+    sign.add_argument(
+        "--sigstore",
+        action="store_true",
+        help="sign keylessly with Sigstore (needs the 'sigstore' extra and a network)",
+    )
+    sign.add_argument(
+        "--identity-token",
+        help="with --sigstore: an OIDC token (default: $SIGSTORE_IDENTITY_TOKEN, "
+        "an ambient CI credential, or a browser login)",
+    )
+    sign.add_argument(
+        "--wheel", action="append", metavar="WHL", help="the backend's wheel: a subject; repeatable"
+    )
+    sign.add_argument(
+        "--library",
+        action="append",
+        metavar="LIB",
+        help="a runtime library (must be the one tested): a subject; repeatable. Default: the "
+        "runtime libraries the report records",
+    )
     sign.add_argument("--out", help="where to write (default: REPORT.intoto.jsonl or REPORT.sigstore.json)")
     sign.set_defaults(func=_sign)
 
     keygen = sub.add_parser("keygen", help="make an Ed25519 key pair for sign")
-    keygen.add_argument("--out", default="conformance-signing-key.pem",
-                        help="private key file; the public key goes to <name>.pub.pem")
+    keygen.add_argument(
+        "--out",
+        default="conformance-signing-key.pem",
+        help="private key file; the public key goes to <name>.pub.pem",
+    )
     keygen.set_defaults(func=_keygen)
 
 

@@ -77,16 +77,28 @@ def _run(args: argparse.Namespace) -> int:
     report_path = report_dir / "report.json"
     report_path.unlink(missing_ok=True)
     pytest_args = [
-        "--pyargs", "conformance.suite",
-        "--et-backend", args.backend,
-        "--et-report", str(report_path),
-        "--et-timeout", str(args.timeout),
-        "--et-command", shlex.join(["executorch-conformance", *(args.argv or [])]),
-        "--junitxml", str(report_dir / "junit.xml"),
-        "-p", "no:cacheprovider",
-        "-o", "addopts=",
-        "-o", "junit_suite_name=executorch-conformance",
-        "-q", "--no-header", "-rN", "--disable-warnings",
+        "--pyargs",
+        "conformance.suite",
+        "--et-backend",
+        args.backend,
+        "--et-report",
+        str(report_path),
+        "--et-timeout",
+        str(args.timeout),
+        "--et-command",
+        shlex.join(["executorch-conformance", *(args.argv or [])]),
+        "--junitxml",
+        str(report_dir / "junit.xml"),
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "-o",
+        "junit_suite_name=executorch-conformance",
+        "-q",
+        "--no-header",
+        "-rN",
+        "--disable-warnings",
     ]
     if not _plugin_installed():  # e.g. running from a source tree on PYTHONPATH
         pytest_args += ["-p", "conformance.plugin"]
@@ -118,8 +130,10 @@ def _run(args: argparse.Namespace) -> int:
             code = pytest.main(pytest_args, plugins=[_Named(console, "et-console")])
     if not report_path.exists():
         tail = log.read_text(errors="replace").strip().splitlines()[-15:] if log.exists() else []
-        print("executorch-conformance run: no report was written" + (f"; the end of {log}:" if tail else ""),
-              file=sys.stderr)
+        print(
+            "executorch-conformance run: no report was written" + (f"; the end of {log}:" if tail else ""),
+            file=sys.stderr,
+        )
         for line in tail:
             print(f"  {line}", file=sys.stderr)
         return EXIT_INTERRUPTED if code == pytest.ExitCode.INTERRUPTED else EXIT_INTERNAL
@@ -135,7 +149,10 @@ def _run(args: argparse.Namespace) -> int:
     if report.get("interrupted"):
         for stale in ("badge.svg", "badge.json"):
             (report_dir / stale).unlink(missing_ok=True)
-        print("the run was interrupted: the report says NOT CONFORMANT and no badge was written", file=sys.stderr)
+        print(
+            "the run was interrupted: the report says NOT CONFORMANT and no badge was written",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     from conformance.badge import write_badge
 
@@ -152,7 +169,9 @@ def _check_target(args: argparse.Namespace) -> str | None:
     bad URL, a missing runner or an unreachable target."""
     if args.target is None:
         if args.runner is not None:
-            raise UsageError("--runner is given without --target: say where the runner runs (--target local, ...)")
+            raise UsageError(
+                "--runner is given without --target: say where the runner runs (--target local, ...)"
+            )
         return None
     from conformance.targets import TargetError, open_transport
     from conformance.targets.runtime import check_runner
@@ -161,16 +180,20 @@ def _check_target(args: argparse.Namespace) -> str | None:
         transport = open_transport(args.target)
         try:
             if args.runner is None:
-                raise TargetError(f"--target {args.target} needs --runner: the conformance runner built for the "
-                                  "backend (docs/device-runner.md)")
+                raise TargetError(
+                    f"--target {args.target} needs --runner: the conformance runner built for the "
+                    "backend (docs/device-runner.md)"
+                )
             runner = check_runner(args.runner)
             done = transport.run("true", 30, "checking that it answers")
             if done.status != 0:
                 from conformance.targets.transport import last_line
 
-                raise TargetError(f"cannot reach {args.target}: {last_line(done.stderr + done.stdout)}; check the "
-                                  "address, that the target is up and that it lets you in without a password "
-                                  "(ssh keys, adb authorization)")
+                raise TargetError(
+                    f"cannot reach {args.target}: {last_line(done.stderr + done.stdout)}; check the "
+                    "address, that the target is up and that it lets you in without a password "
+                    "(ssh keys, adb authorization)"
+                )
         finally:
             transport.close()
     except TargetError as exc:
@@ -213,25 +236,52 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the suite against a backend")
-    run.add_argument("--backend", required=True, help="entry point name or module:attribute of a BackendDescriptor")
+    run.add_argument(
+        "--backend", required=True, help="entry point name or module:attribute of a BackendDescriptor"
+    )
     run.add_argument("--expectations", help="TOML file of expected failures and not-applicable checks")
-    run.add_argument("--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass")
+    run.add_argument(
+        "--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass"
+    )
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")
-    run.add_argument("--ops", help="comma-separated operator schema names (aten::add.Tensor,...): the OPS checks "
-                     "run only these (default: every declared operator)")
-    run.add_argument("-n", "--workers", type=int, default=1,
-                     help="pytest-xdist workers (default 1: the checks run in this process; the backend's code always "
-                          "runs in a vendor process of its own)")
-    run.add_argument("-v", "--verbose", action="store_true",
-                     help="show pytest's own output and what the backend prints, instead of progress lines")
-    run.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                     help="the longest a check may wait for the backend's code (default 120)")
-    run.add_argument("--target", metavar="URL",
-                     help="run the runtime checks (RT, NDATA, OPS) on a target through the C++ runner: local, "
-                          "ssh://[user@]host[:port][/dir] or adb[://serial][/dir] (docs/device-runner.md)")
-    run.add_argument("--runner", metavar="PATH",
-                     help="the conformance runner built for the backend (build/runner/conformance_runner), with --target")
+    run.add_argument(
+        "--ops",
+        help="comma-separated operator schema names (aten::add.Tensor,...): the OPS checks "
+        "run only these (default: every declared operator)",
+    )
+    run.add_argument(
+        "-n",
+        "--workers",
+        type=int,
+        default=1,
+        help="pytest-xdist workers (default 1: the checks run in this process; the backend's code always "
+        "runs in a vendor process of its own)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show pytest's own output and what the backend prints, instead of progress lines",
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="the longest a check may wait for the backend's code (default 120)",
+    )
+    run.add_argument(
+        "--target",
+        metavar="URL",
+        help="run the runtime checks (RT, NDATA, OPS) on a target through the C++ runner: local, "
+        "ssh://[user@]host[:port][/dir] or adb[://serial][/dir] (docs/device-runner.md)",
+    )
+    run.add_argument(
+        "--runner",
+        metavar="PATH",
+        help="the conformance runner built for the backend (build/runner/conformance_runner), with --target",
+    )
     run.set_defaults(func=_run)
 
     lst = sub.add_parser("list", help="list the checks with their clauses")
@@ -239,8 +289,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     insp = sub.add_parser("inspect", help="describe a .pte: plans, delegates, blob headers, runtime verdicts")
     insp.add_argument("pte")
-    insp.add_argument("--load", metavar="BACKEND", action="append", default=[],
-                      help="load this backend's runtime first (descriptor name or module:attr); repeatable")
+    insp.add_argument(
+        "--load",
+        metavar="BACKEND",
+        action="append",
+        default=[],
+        help="load this backend's runtime first (descriptor name or module:attr); repeatable",
+    )
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
     from conformance.certification_cli import add_subcommands as _add_certification
@@ -270,8 +325,11 @@ def main(argv: list[str] | None = None) -> int:
         import traceback
 
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        print(f"executorch-conformance {args.command}: internal error: {type(exc).__name__}: {exc} "
-              f"(at {Path(where.filename).name}:{where.lineno}; please report it)", file=sys.stderr)
+        print(
+            f"executorch-conformance {args.command}: internal error: {type(exc).__name__}: {exc} "
+            f"(at {Path(where.filename).name}:{where.lineno}; please report it)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 

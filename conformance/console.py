@@ -47,8 +47,10 @@ class Console:
             if check_id in run.results and check_id not in self.done:
                 self.done.add(check_id)
                 result = run.results[check_id]
-                line = (f"[{len(self.done):>{len(str(total))}}/{total}] {check_id:<8} "
-                        f"{LABELS[result['outcome']]:<7} {result['duration_s']:6.1f} s")
+                line = (
+                    f"[{len(self.done):>{len(str(total))}}/{total}] {check_id:<8} "
+                    f"{LABELS[result['outcome']]:<7} {result['duration_s']:6.1f} s"
+                )
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
 
     def summary(self, report: dict, report_path) -> None:

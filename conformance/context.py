@@ -83,9 +83,15 @@ class NamedDataLowered:
 class Context:
     """Lazily obtained results of the vendor's code for the checks of one run."""
 
-    def __init__(self, descriptor: BackendDescriptor, spec: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S, log_path: Path | None = None,
-                 target: str | None = None, runner: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        descriptor: BackendDescriptor,
+        spec: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        log_path: Path | None = None,
+        target: str | None = None,
+        runner: str | Path | None = None,
+    ) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
         receives what the vendor process prints outside the runtime calls (default: the scratch dir).
@@ -130,8 +136,13 @@ class Context:
             self.target.close()
             self.target = None
         if target is not None:
-            self.target = TargetRuntime(open_transport(target), Path(runner or ""), self.scratch_dir(),
-                                        self.descriptor.backend_id, self._runtime_libraries)
+            self.target = TargetRuntime(
+                open_transport(target),
+                Path(runner or ""),
+                self.scratch_dir(),
+                self.descriptor.backend_id,
+                self._runtime_libraries,
+            )
         self._target_recorded = False
         self._memo.forget(("runtime",))
 
@@ -220,10 +231,17 @@ class Context:
 
     def partitioner_types(self, which: str = "default") -> list[tuple[str, bool]]:
         label = "make_partitioners()" if which == "default" else "named_data.make_partitioners()"
-        return self._shared(("partitioners", which), lambda: self._call("describe_partitioners", which, what=label))
+        return self._shared(
+            ("partitioners", which), lambda: self._call("describe_partitioners", which, what=label)
+        )
 
-    def _lower(self, name: str, which: str = "default", out_dir: Path | None = None,
-               vendor: VendorProcess | None = None) -> Lowering:
+    def _lower(
+        self,
+        name: str,
+        which: str = "default",
+        out_dir: Path | None = None,
+        vendor: VendorProcess | None = None,
+    ) -> Lowering:
         digest = self.sample(name).digest
         args = ("lower", name, which, str(out_dir) if out_dir else None, digest)
         what = f"export and lowering of sample model {name!r}"
@@ -246,7 +264,9 @@ class Context:
         """What the partitioners claimed for ``name``, even if lowering then failed."""
         lowering = self.lowering(name)
         if lowering.error and not lowering.records:
-            raise CheckFailed(f"lowering sample model {name!r} failed before any partitioner ran: {lowering.error}")
+            raise CheckFailed(
+                f"lowering sample model {name!r} failed before any partitioner ran: {lowering.error}"
+            )
         return lowering.records
 
     def lower_fresh(self, name: str) -> Lowering:
@@ -326,36 +346,52 @@ class Context:
             raise CheckFailed(f"loading the runtime failed: {load.error}")
         return load
 
-    def execute(self, pte: bytes | Path, inputs: list[Any], what: str, data_path: Path | None = None) -> list[Any]:
+    def execute(
+        self, pte: bytes | Path, inputs: list[Any], what: str, data_path: Path | None = None
+    ) -> list[Any]:
         """Loads ``pte`` with the standard runtime API and executes forward once; the outputs, or
         CheckFailed naming the step, the runtime's error and its log lines."""
         self.require_runtime()
         program = str(pte) if isinstance(pte, Path) else pte
         data = str(data_path) if data_path else None
-        result, log = self._call("execute", program, data, what, pack(list(inputs)), what=f"execute of {what}",
-                                 with_log=True)
+        result, log = self._call(
+            "execute", program, data, what, pack(list(inputs)), what=f"execute of {what}", with_log=True
+        )
         if "error" in result:
             raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
         return unpack(result["outputs"])
 
-    def try_load(self, pte: bytes | Path, what: str, data_path: Path | None = None,
-                 inputs: list[Any] | None = None) -> tuple[str | None, int | None, str]:
+    def try_load(
+        self, pte: bytes | Path, what: str, data_path: Path | None = None, inputs: list[Any] | None = None
+    ) -> tuple[str | None, int | None, str]:
         """(the error loading/executing raised or None, outputs returned, what the runtime logged)."""
         self.require_runtime()
         program = str(pte) if isinstance(pte, Path) else pte
         result, log = self._call(
-            "try_load", program, str(data_path) if data_path else None, what,
-            None if inputs is None else pack(list(inputs)), what=f"load of {what}", with_log=True,
+            "try_load",
+            program,
+            str(data_path) if data_path else None,
+            what,
+            None if inputs is None else pack(list(inputs)),
+            what=f"load of {what}",
+            with_log=True,
         )
         return result["error"], result["outputs"], log
 
-    def execute_repeatedly(self, programs: list[tuple[str, bytes]], rounds: list[dict[str, list[Any]]],
-                           copies: int) -> dict[tuple[str, int, int], list[Any]]:
+    def execute_repeatedly(
+        self, programs: list[tuple[str, bytes]], rounds: list[dict[str, list[Any]]], copies: int
+    ) -> dict[tuple[str, int, int], list[Any]]:
         """Outputs by (sample, copy, round); see vendor_worker.execute_repeatedly."""
         self.require_runtime()
         packed = [{name: pack(list(inputs)) for name, inputs in r.items()} for r in rounds]
-        result, log = self._call("execute_repeatedly", programs, packed, copies,
-                                 what="repeated execution of the samples", with_log=True)
+        result, log = self._call(
+            "execute_repeatedly",
+            programs,
+            packed,
+            copies,
+            what="repeated execution of the samples",
+            with_log=True,
+        )
         if "error" in result:
             raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
         return {key: unpack(value) for key, value in result["outputs"].items()}
@@ -363,7 +399,6 @@ class Context:
     def executorch_version(self) -> str:
         """The executorch version of the vendor process (the exporter and the runtime)."""
         return self._shared(("executorch_version",), lambda: self._call("executorch_version", what="version"))
-
 
 
 def _logged(log: str) -> str:

@@ -190,7 +190,9 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
         if not callable(getattr(obj, attr)):
             raise DescriptorError(f"{where}.{attr} is a {type(getattr(obj, attr)).__name__}, not callable")
     if obj.load_runtime is not None and not callable(obj.load_runtime):
-        raise DescriptorError(f"{where}.load_runtime is a {type(obj.load_runtime).__name__}, not callable or None")
+        raise DescriptorError(
+            f"{where}.load_runtime is a {type(obj.load_runtime).__name__}, not callable or None"
+        )
     names = [m.name for m in obj.sample_models]
     if len(set(names)) != len(names):
         raise DescriptorError(f"{where} has duplicate sample model names: {names}")
@@ -199,18 +201,27 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
         if not isinstance(nd, NamedDataSupport):
             raise DescriptorError(f"{where}.named_data is a {type(nd).__name__}, not a NamedDataSupport")
         if nd.sample not in names:
-            raise DescriptorError(f"{where}.named_data.sample {nd.sample!r} is not one of the sample_models {names}")
+            raise DescriptorError(
+                f"{where}.named_data.sample {nd.sample!r} is not one of the sample_models {names}"
+            )
         if nd.max_blob_bytes <= 0:
-            raise DescriptorError(f"{where}.named_data.max_blob_bytes must be positive, not {nd.max_blob_bytes}")
-    for field, kind in (("quantized", QuantizedSupport), ("dynamic_shapes", DynamicShapesSupport),
-                        ("composition", CompositionSupport)):
+            raise DescriptorError(
+                f"{where}.named_data.max_blob_bytes must be positive, not {nd.max_blob_bytes}"
+            )
+    for field, kind in (
+        ("quantized", QuantizedSupport),
+        ("dynamic_shapes", DynamicShapesSupport),
+        ("composition", CompositionSupport),
+    ):
         support = getattr(obj, field)
         if support is None:
             continue
         if not isinstance(support, kind):
             raise DescriptorError(f"{where}.{field} is a {type(support).__name__}, not a {kind.__name__}")
         if support.sample not in names:
-            raise DescriptorError(f"{where}.{field}.sample {support.sample!r} is not one of the sample_models {names}")
+            raise DescriptorError(
+                f"{where}.{field}.sample {support.sample!r} is not one of the sample_models {names}"
+            )
     return obj
 
 

@@ -80,14 +80,22 @@ def load_expectations(path: str | Path | None, known_ids: list[str]) -> Expectat
     for section in ("expected_failures", "not_applicable"):
         table = data.get(section, {})
         if not isinstance(table, dict):
-            raise ExpectationsError(f"{path}: {section} must be a table ([{section}]), not a {type(table).__name__}")
+            raise ExpectationsError(
+                f"{path}: {section} must be a table ([{section}]), not a {type(table).__name__}"
+            )
         for pattern, reason in table.items():
             if not isinstance(reason, str) or not reason.strip():
-                raise ExpectationsError(f"{path}: [{section}] {pattern!r} needs a reason (a non-empty string)")
+                raise ExpectationsError(
+                    f"{path}: [{section}] {pattern!r} needs a reason (a non-empty string)"
+                )
             if not any(fnmatch.fnmatchcase(i, pattern) for i in known_ids):
-                raise ExpectationsError(f"{path}: [{section}] {pattern!r} matches no check (see executorch-conformance list)")
+                raise ExpectationsError(
+                    f"{path}: [{section}] {pattern!r} matches no check (see executorch-conformance list)"
+                )
         tables[section] = dict(table)
-    both = [i for i in known_ids if _match(tables["expected_failures"], i) and _match(tables["not_applicable"], i)]
+    both = [
+        i for i in known_ids if _match(tables["expected_failures"], i) and _match(tables["not_applicable"], i)
+    ]
     if both:
         raise ExpectationsError(f"{path}: {both} are both expected to fail and not applicable")
     return Expectations(**tables)

@@ -31,8 +31,15 @@ from conformance.outcomes import LABELS
 
 #: Outcome -> CSS class of its cell.
 OUTCOME_CLASS = {
-    "passed": "ok", "failed": "bad", "error": "bad", "crashed": "bad", "timed_out": "bad", "not_run": "bad",
-    "unexpected_pass": "bad", "not_applicable": "na", "expected_failure": "warn",
+    "passed": "ok",
+    "failed": "bad",
+    "error": "bad",
+    "crashed": "bad",
+    "timed_out": "bad",
+    "not_run": "bad",
+    "unexpected_pass": "bad",
+    "not_applicable": "na",
+    "expected_failure": "warn",
 }
 VERDICT_CLASS = {"certified": "ok", "conformant": "ok", "not conformant": "bad"}
 #: Longest log excerpt shown per entry (characters); the rest is cut with a note.
@@ -117,7 +124,11 @@ def _hash_state(report: dict[str, Any]) -> str:
         actual = content_hash(report)
     except (TypeError, ValueError):
         return f"{stored} (cannot be recomputed)"
-    return f"{stored} (matches)" if actual == stored else f"{stored} (does NOT match: edited after it was written)"
+    return (
+        f"{stored} (matches)"
+        if actual == stored
+        else f"{stored} (does NOT match: edited after it was written)"
+    )
 
 
 def _results_section(results: list) -> str:
@@ -156,21 +167,24 @@ def _operators_section(operators: Any) -> str:
         worst = _get(o, "worst_error")
         rows.append(
             f'<tr class="{"" if ok else "failing"}"><td><code>{_e(_get(o, "op"))}</code></td>'
-            f"<td>{_e(_get(o, 'dtype'))}</td><td class=\"num\">{_e(cases)}</td>"
+            f'<td>{_e(_get(o, "dtype"))}</td><td class="num">{_e(cases)}</td>'
             f'<td class="num {cls}">{_e(passed)}</td>'
             f"<td>{'yes' if delegated is True else 'no' if delegated is False else _e(delegated)}</td>"
             f'<td class="num">{_e(f"{worst:.3g}" if isinstance(worst, float) else worst)}</td>'
             f"<td>{_e(_get(o, 'first_failure'))}</td></tr>"
         )
-    head = (
-        f'<h2>Operators</h2><p>{len(operators)} operator and dtype pairs, {full} pass every case.</p>'
-    )
+    head = f"<h2>Operators</h2><p>{len(operators)} operator and dtype pairs, {full} pass every case.</p>"
     if not rows:
         return f'<section id="operators">{head}</section>'
-    return '<section id="operators">' + head + (
-        '<table id="operator-table"><thead><tr><th>operator</th><th>dtype</th><th>cases</th><th>passed</th>'
-        "<th>delegated</th><th>worst error</th><th>first failure</th></tr></thead><tbody>"
-        + "".join(rows) + "</tbody></table></section>"
+    return (
+        '<section id="operators">'
+        + head
+        + (
+            '<table id="operator-table"><thead><tr><th>operator</th><th>dtype</th><th>cases</th><th>passed</th>'
+            "<th>delegated</th><th>worst error</th><th>first failure</th></tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table></section>"
+        )
     )
 
 
@@ -178,7 +192,9 @@ def _logs_section(report: dict[str, Any], results: list) -> str:
     parts = []
     overall = _log_text(_get(report, "runtime_log"))
     if overall:
-        parts.append(f"<details open><summary>runtime log of the run</summary><pre>{_e(overall)}</pre></details>")
+        parts.append(
+            f"<details open><summary>runtime log of the run</summary><pre>{_e(overall)}</pre></details>"
+        )
     for r in results:
         text = _log_text(_get(r, "log"))
         if text:
@@ -207,8 +223,9 @@ def render_page(report: dict[str, Any]) -> str:
     warnings = "".join(f"<li>warning: {_e(x)}</li>" for x in _list(_get(report, "warnings")))
     summary = _get(report, "summary", {})
     counts = "".join(
-        f'<span><b>{_e(v)}</b> {_e(k.replace("_", " "))}</span>'
-        for k, v in (summary.items() if isinstance(summary, dict) else []) if k != "total" and v
+        f"<span><b>{_e(v)}</b> {_e(k.replace('_', ' '))}</span>"
+        for k, v in (summary.items() if isinstance(summary, dict) else [])
+        if k != "total" and v
     )
     total = _get(summary, "total", len(results))
 
@@ -225,9 +242,11 @@ def render_page(report: dict[str, Any]) -> str:
 
     body = [
         f"<h1>{_e(title)}</h1>",
-        (f'<p class="sub">executorch-conformance {_e(_get(report, "suite_version", "?"))} · '
-        f'{_e(_get(report, "mode", "?"))} mode · executorch {_e(_get(env, "executorch", "?"))} · '
-        f'{_e(_get(env, "machine", "?"))} · {_e(_get(report, "created", "?"))}</p>'),
+        (
+            f'<p class="sub">executorch-conformance {_e(_get(report, "suite_version", "?"))} · '
+            f"{_e(_get(report, 'mode', '?'))} mode · executorch {_e(_get(env, 'executorch', '?'))} · "
+            f"{_e(_get(env, 'machine', '?'))} · {_e(_get(report, 'created', '?'))}</p>"
+        ),
         f'<p><span class="verdict {vclass}" id="verdict">{_e(verdict or "no verdict")}</span></p>',
         f'<ul class="reasons" id="verdict-reasons">{reasons}{warnings}</ul>' if reasons or warnings else "",
         f'<p class="counts" id="summary"><span><b>{_e(total)}</b> checks:</span>{counts}</p>',
@@ -236,28 +255,40 @@ def render_page(report: dict[str, Any]) -> str:
         _operators_section(_get(report, "operators")),
         _logs_section(report, results),
         '<section id="backend"><h2>Backend</h2>',
-        _kv([
-            ("id", _get(backend, "id")), ("distribution", _get(backend, "distribution")),
-            ("version", _get(backend, "version")), ("installed version", _get(backend, "installed_version")),
-            ("capabilities", ", ".join(map(str, caps)) if isinstance(caps, list) and caps else "none"),
-            ("runtime libraries", _Html(f"<ul>{''.join(libs)}</ul>") if libs else "none"),
-        ]),
+        _kv(
+            [
+                ("id", _get(backend, "id")),
+                ("distribution", _get(backend, "distribution")),
+                ("version", _get(backend, "version")),
+                ("installed version", _get(backend, "installed_version")),
+                ("capabilities", ", ".join(map(str, caps)) if isinstance(caps, list) and caps else "none"),
+                ("runtime libraries", _Html(f"<ul>{''.join(libs)}</ul>") if libs else "none"),
+            ]
+        ),
         '</section><section id="environment"><h2>Environment</h2>',
         _kv([(k, v) for k, v in env.items()] if isinstance(env, dict) else []),
         '</section><section id="run"><h2>Run</h2>',
-        _kv([
-            ("command", _Html(f"<code>{_e(_get(report, 'command'))}</code>")),
-            ("options", ", ".join(f"{k}={v}" for k, v in options.items()) if isinstance(options, dict) else ""),
-            ("duration", f"{_get(report, 'duration_s')} s" if _get(report, "duration_s") is not None else ""),
-            ("interrupted", "yes" if _get(report, "interrupted") else "no"),
-            ("schema", f"{_get(report, 'schema')} {_get(report, 'schema_version')}"),
-            ("content hash", _hash_state(report)),
-        ]),
+        _kv(
+            [
+                ("command", _Html(f"<code>{_e(_get(report, 'command'))}</code>")),
+                (
+                    "options",
+                    ", ".join(f"{k}={v}" for k, v in options.items()) if isinstance(options, dict) else "",
+                ),
+                (
+                    "duration",
+                    f"{_get(report, 'duration_s')} s" if _get(report, "duration_s") is not None else "",
+                ),
+                ("interrupted", "yes" if _get(report, "interrupted") else "no"),
+                ("schema", f"{_get(report, 'schema')} {_get(report, 'schema_version')}"),
+                ("content hash", _hash_state(report)),
+            ]
+        ),
         "</section>",
         '<p class="muted">This page shows report.json as it is; <code>executorch-conformance verify</code> checks it.</p>',
     ]
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}: {_e(verdict or 'no verdict')}</title><style>{CSS}</style></head>"

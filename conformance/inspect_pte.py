@@ -80,7 +80,11 @@ def _child_registered(specs: list[str], backend_ids: list[str]) -> list[str]:
     registered = set(Runtime.get().backend_registry.registered_backend_names)
     lines.append(f"registered backends: {', '.join(sorted(registered)) or 'none'}")
     for backend_id in dict.fromkeys(backend_ids):
-        state = "registered" if backend_id in registered else "NOT registered in this process (load its runtime first)"
+        state = (
+            "registered"
+            if backend_id in registered
+            else "NOT registered in this process (load its runtime first)"
+        )
         lines.append(f"backend {backend_id}: {state}")
     return lines
 
@@ -114,10 +118,13 @@ def _child_load(specs: list[str], pte: bytes, method: str, log_path: str) -> str
             os.close(saved)
 
 
-
-
-def runtime_status(data: bytes | str, method_names: list[str], backend_ids: Sequence[str] = (),
-                   load: list[str] | None = None, timeout: float = LOAD_TIMEOUT_S) -> list[str]:
+def runtime_status(
+    data: bytes | str,
+    method_names: list[str],
+    backend_ids: Sequence[str] = (),
+    load: list[str] | None = None,
+    timeout: float = LOAD_TIMEOUT_S,
+) -> list[str]:
     """Loads the runtimes named by ``load``, tells whether each delegate's
     backend is registered, then one line per method: loads here, or the error
     and the runtime's log. All of it runs in a child process: a crash or a
@@ -154,8 +161,11 @@ def runtime_status(data: bytes | str, method_names: list[str], backend_ids: Sequ
                     lines.append(f"method {name!r}: loads (all delegates accepted)")
                 else:
                     lines.append(f"method {name!r}: does NOT load: {error}")
-                    lines += [f"    runtime log: {line.strip()}" for line in log.splitlines()
-                              if line.strip() and not line.startswith(("Fatal Python error", "Current thread"))][-20:]
+                    lines += [
+                        f"    runtime log: {line.strip()}"
+                        for line in log.splitlines()
+                        if line.strip() and not line.startswith(("Fatal Python error", "Current thread"))
+                    ][-20:]
         return lines
     finally:
         pool.stop()
@@ -173,6 +183,10 @@ def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
         for i, d in enumerate(plan.delegates):
             out.append(f"{plan.name}[{i}] {d.backend_id}: {_header_line(d.data)}")
     out.append("")
-    out += runtime_status(str(path), [p.name for p in program.execution_plans],
-                          [d.backend_id for d in program.delegates()], load=load)
+    out += runtime_status(
+        str(path),
+        [p.name for p in program.execution_plans],
+        [d.backend_id for d in program.delegates()],
+        load=load,
+    )
     return "\n".join(out)

@@ -34,7 +34,9 @@ def operators_junit(report: dict[str, Any]) -> ET.ElementTree | None:
             element.text = failing["reason"]
         elif not row.get("cases"):
             skipped += 1
-            ET.SubElement(case, "skipped", message="the operator corpus has no case for this operator and dtype")
+            ET.SubElement(
+                case, "skipped", message="the operator corpus has no case for this operator and dtype"
+            )
     suite.set("failures", str(failures))
     suite.set("skipped", str(skipped))
     suite.set("errors", "0")

@@ -32,15 +32,30 @@ EXPECTED_FAILURE = "expected_failure"
 UNEXPECTED_PASS = "unexpected_pass"  # noqa: S105  an outcome, not a password
 
 OUTCOMES = (
-    PASSED, FAILED, ERROR, CRASHED, TIMED_OUT, NOT_RUN, NOT_APPLICABLE, EXPECTED_FAILURE, UNEXPECTED_PASS,
+    PASSED,
+    FAILED,
+    ERROR,
+    CRASHED,
+    TIMED_OUT,
+    NOT_RUN,
+    NOT_APPLICABLE,
+    EXPECTED_FAILURE,
+    UNEXPECTED_PASS,
 )
 #: Outcomes that make a MUST check fail the verdict in either mode.
 BAD = (FAILED, ERROR, CRASHED, TIMED_OUT, NOT_RUN, UNEXPECTED_PASS)
 
 #: Short labels for the terminal table and the badge.
 LABELS = {
-    PASSED: "PASS", FAILED: "FAIL", ERROR: "ERROR", CRASHED: "CRASH", TIMED_OUT: "TIMEOUT", NOT_RUN: "NOT RUN",
-    NOT_APPLICABLE: "N/A", EXPECTED_FAILURE: "XFAIL", UNEXPECTED_PASS: "XPASS",
+    PASSED: "PASS",
+    FAILED: "FAIL",
+    ERROR: "ERROR",
+    CRASHED: "CRASH",
+    TIMED_OUT: "TIMEOUT",
+    NOT_RUN: "NOT RUN",
+    NOT_APPLICABLE: "N/A",
+    EXPECTED_FAILURE: "XFAIL",
+    UNEXPECTED_PASS: "XPASS",
 }
 
 

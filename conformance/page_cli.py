@@ -34,8 +34,10 @@ def _page(args: argparse.Namespace) -> int:
     if not isinstance(report, dict):
         return fail(f"holds a JSON {type(report).__name__}, not a report object")
     if report.get("schema") != SCHEMA or not isinstance(report.get("results"), list):
-        return fail(f"is not a report (no 'schema': {SCHEMA!r} with a 'results' list); "
-                    "give the report.json that executorch-conformance run wrote")
+        return fail(
+            f"is not a report (no 'schema': {SCHEMA!r} with a 'results' list); "
+            "give the report.json that executorch-conformance run wrote"
+        )
     out = Path(args.out) if args.out else Path(args.report).with_suffix(".html")
     try:
         path = write_page(report, out)
@@ -49,8 +51,10 @@ def _page(args: argparse.Namespace) -> int:
 def add_subcommands(subparsers) -> None:
     """Adds the ``page`` command to the executorch-conformance parser."""
     page = subparsers.add_parser(
-        "page", help="write a self-contained HTML page of a report.json",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "page",
+        help="write a self-contained HTML page of a report.json",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     page.add_argument("report", help="the report.json of a run")
     page.add_argument("--out", help="the HTML file to write (default: REPORT with .html)")

@@ -40,20 +40,38 @@ RUN_KEY = pytest.StashKey["ConformanceRun"]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("executorch-conformance")
     group.addoption("--et-backend", metavar="NAME|MODULE:ATTR", help="the backend descriptor to check")
-    group.addoption("--et-expectations", metavar="TOML", help="expected failures / not-applicable checks, with reasons")
-    group.addoption("--et-certify", action="store_true", help="no expected failures; every mandatory check must pass")
-    group.addoption("--et-report", metavar="JSON", help="where to write the JSON report")
-    group.addoption("--et-checks", metavar="IDS", help="comma-separated check IDs or areas (AOT, RT, ...) to run")
     group.addoption(
-        "--et-timeout", metavar="SECONDS", type=float, default=DEFAULT_TIMEOUT_S,
+        "--et-expectations", metavar="TOML", help="expected failures / not-applicable checks, with reasons"
+    )
+    group.addoption(
+        "--et-certify", action="store_true", help="no expected failures; every mandatory check must pass"
+    )
+    group.addoption("--et-report", metavar="JSON", help="where to write the JSON report")
+    group.addoption(
+        "--et-checks", metavar="IDS", help="comma-separated check IDs or areas (AOT, RT, ...) to run"
+    )
+    group.addoption(
+        "--et-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
         help=f"the longest a check may wait for the backend's code (default {DEFAULT_TIMEOUT_S:g})",
     )
-    group.addoption("--et-command", help="the command line to record in the report (set by executorch-conformance)")
-    group.addoption("--et-ops", metavar="OPS", help="comma-separated operator schema names: the OPS checks run only these")
-    group.addoption("--et-target", metavar="URL",
-                    help="run the runtime checks on a target through the C++ runner: local, ssh://[user@]host[:port], "
-                         "adb[://serial] (docs/device-runner.md)")
-    group.addoption("--et-runner", metavar="PATH", help="the conformance runner built for the backend (with --et-target)")
+    group.addoption(
+        "--et-command", help="the command line to record in the report (set by executorch-conformance)"
+    )
+    group.addoption(
+        "--et-ops", metavar="OPS", help="comma-separated operator schema names: the OPS checks run only these"
+    )
+    group.addoption(
+        "--et-target",
+        metavar="URL",
+        help="run the runtime checks on a target through the C++ runner: local, ssh://[user@]host[:port], "
+        "adb[://serial] (docs/device-runner.md)",
+    )
+    group.addoption(
+        "--et-runner", metavar="PATH", help="the conformance runner built for the backend (with --et-target)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -166,7 +184,9 @@ class ConformanceRun:
         self.operators: dict[tuple[str, str], dict[str, Any]] = {}
         self.timeout = float(config.getoption("et_timeout"))
         if not self.timeout > 0:
-            raise pytest.UsageError(f"--et-timeout must be a positive number of seconds, not {self.timeout:g}")
+            raise pytest.UsageError(
+                f"--et-timeout must be a positive number of seconds, not {self.timeout:g}"
+            )
         self.target_url, self.runner = _target_options(config)
         self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
@@ -187,7 +207,9 @@ class ConformanceRun:
                 log = Path(report).parent / f"vendor-process{'-' + worker if worker else ''}.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.unlink(missing_ok=True)
-            self._context = Context(self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner)
+            self._context = Context(
+                self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner
+            )
             self._context.operator_selection = self.ops
         return self._context
 
@@ -197,7 +219,11 @@ class ConformanceRun:
             self._context = None
 
     def _wanted(self, check_id: str) -> bool:
-        return self.selected is None or check_id in self.selected or check_id.split("-", maxsplit=1)[0] in self.selected
+        return (
+            self.selected is None
+            or check_id in self.selected
+            or check_id.split("-", maxsplit=1)[0] in self.selected
+        )
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -211,8 +237,13 @@ class ConformanceRun:
                 drop.append(item)
                 continue
             item.user_properties.extend(
-                [("check_id", check.id), ("clause", check.clause), ("level", check.level), ("title", check.title),
-                 ("applies_if", check.applies_if or "")]
+                [
+                    ("check_id", check.id),
+                    ("clause", check.clause),
+                    ("level", check.level),
+                    ("title", check.title),
+                    ("applies_if", check.applies_if or ""),
+                ]
             )
             reason = self.expectations.expected_failure(check.id)
             if reason:
@@ -243,8 +274,14 @@ class ConformanceRun:
         assert outcome in OUTCOMES, outcome
         c = self.checks[check_id]
         return {
-            "id": c.id, "clause": c.clause, "level": c.level, "title": c.title, "applies_if": c.applies_if,
-            "outcome": outcome, "reason": reason, "duration_s": round(duration, 3),
+            "id": c.id,
+            "clause": c.clause,
+            "level": c.level,
+            "title": c.title,
+            "applies_if": c.applies_if,
+            "outcome": outcome,
+            "reason": reason,
+            "duration_s": round(duration, 3),
         }
 
     def _collect_operators(self, report: pytest.TestReport) -> None:
@@ -266,8 +303,11 @@ class ConformanceRun:
 
     def complete_results(self) -> list[dict[str, Any]]:
         """A result for every selected check, in the suite's order; the missing ones are not_run."""
-        why = ("the run was interrupted before this check reported" if self.interrupted
-               else "no result was reported for this check (its test process was lost)")
+        why = (
+            "the run was interrupted before this check reported"
+            if self.interrupted
+            else "no result was reported for this check (its test process was lost)"
+        )
         return [self.results.get(i) or self._result(i, NOT_RUN, why, 0.0) for i in self.expected_ids]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -284,8 +324,11 @@ class ConformanceRun:
             interrupted=self.interrupted,
             selected=self.expected_ids,
             options={
-                "backend": self.spec, "expectations": self.config.getoption("et_expectations"),
-                "certify": self.certify, "checks": self.config.getoption("et_checks"), "timeout": self.timeout,
+                "backend": self.spec,
+                "expectations": self.config.getoption("et_expectations"),
+                "certify": self.certify,
+                "checks": self.config.getoption("et_checks"),
+                "timeout": self.timeout,
                 "workers": _workers(self.config),
                 **({"target": self.target_url} if self.target_url else {}),
             },
@@ -301,7 +344,11 @@ class ConformanceRun:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-        if hasattr(config, "workerinput") or self.report is None or config.pluginmanager.has_plugin("et-console"):
+        if (
+            hasattr(config, "workerinput")
+            or self.report is None
+            or config.pluginmanager.has_plugin("et-console")
+        ):
             return  # the CLI's console shows the table itself
         tr = terminalreporter
         tr.section(f"executorch conformance: {self.descriptor.backend_id} {self.descriptor.version}")
@@ -324,11 +371,13 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     s = report["summary"]
     bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
     lines = [
-        (f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
-        f"{', interrupted' if report['interrupted'] else ''}): "
-        f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
-        f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
-        f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes")
+        (
+            f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
+            f"{', interrupted' if report['interrupted'] else ''}): "
+            f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
+            f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
+            f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
+        )
     ]
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
@@ -348,8 +397,10 @@ def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:
     try:
         open_transport(url).close()
         if runner is None:
-            raise TargetError(f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
-                              "(docs/device-runner.md)")
+            raise TargetError(
+                f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
+                "(docs/device-runner.md)"
+            )
         return url, str(check_runner(runner))
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -373,18 +424,32 @@ def parse_ops(text: str | None, descriptor) -> frozenset[str] | None:
 
 def render_operators(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
     """The per-operator table: one row per operator and dtype, failing rows with their first case."""
+
     def worst(row):
         if row.get("worst_error") is None:
             return "-"
         used = row["tolerance_used"] or 0.0
-        return f"{row['worst_error']:.2g} ({used:.0%})" if used <= 1 else f"{row['worst_error']:.2g} ({used:.2g}x)"
+        return (
+            f"{row['worst_error']:.2g} ({used:.0%})"
+            if used <= 1
+            else f"{row['worst_error']:.2g} ({used:.2g}x)"
+        )
 
     table = [("operator", "dtype", "cases", "delegated", "passed", "worst (of tol.)", "first failing case")]
     for row in rows:
         failing = row.get("first_failing")
         text = f"{failing['case']}: {failing['reason']}" if failing else ""
-        table.append((row["op"], row["dtype"], str(row["cases"]), str(row["delegated"]),
-                      f"{row['passed']}/{row['ran']}", worst(row), text))
+        table.append(
+            (
+                row["op"],
+                row["dtype"],
+                str(row["cases"]),
+                str(row["delegated"]),
+                f"{row['passed']}/{row['ran']}",
+                worst(row),
+                text,
+            )
+        )
     widths = [max(len(r[i]) for r in table) for i in range(6)]
     lines = []
     for r in table:
@@ -413,7 +478,10 @@ def render_table(results: list[dict[str, Any]], width: int = 110) -> list[str]:
     import textwrap
 
     rows = [("check", "clause", "level", "result", "reason")]
-    rows += [(r["id"], r["clause"], r["level"], LABELS[r["outcome"]], r["reason"].replace("\n", " ")) for r in results]
+    rows += [
+        (r["id"], r["clause"], r["level"], LABELS[r["outcome"]], r["reason"].replace("\n", " "))
+        for r in results
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for row in rows:

@@ -10,8 +10,15 @@ from typing import Any
 from conformance.outcomes import CheckFailed, ensure
 
 
-def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[Any], rtol: float, atol: float,
-                         reference: str = "eager PyTorch", start: int = 0) -> None:
+def assert_outputs_close(
+    label: str,
+    actual: Sequence[Any],
+    expected: Sequence[Any],
+    rtol: float,
+    atol: float,
+    reference: str = "eager PyTorch",
+    start: int = 0,
+) -> None:
     """Raises CheckFailed unless every output of ``actual`` matches ``expected`` (count, shape, dtype,
     values within ``rtol``/``atol``; NaN matches NaN). ``reference`` names what ``expected`` came from;
     outputs are numbered from ``start``."""
@@ -20,8 +27,14 @@ def assert_outputs_close(label: str, actual: Sequence[Any], expected: Sequence[A
     short = "eager" if reference == "eager PyTorch" else reference.removeprefix("the ")
     ensure(len(actual) == len(expected), f"{label}: {len(actual)} outputs, {reference} gives {len(expected)}")
     for i, (a, e) in enumerate(zip(actual, expected), start):
-        ensure(isinstance(a, torch.Tensor), f"{label} output {i}: the runtime returned {type(a).__name__}, not a tensor")
-        ensure(tuple(a.shape) == tuple(e.shape), f"{label} output {i}: shape {tuple(a.shape)}, {short} {tuple(e.shape)}")
+        ensure(
+            isinstance(a, torch.Tensor),
+            f"{label} output {i}: the runtime returned {type(a).__name__}, not a tensor",
+        )
+        ensure(
+            tuple(a.shape) == tuple(e.shape),
+            f"{label} output {i}: shape {tuple(a.shape)}, {short} {tuple(e.shape)}",
+        )
         ensure(a.dtype == e.dtype, f"{label} output {i}: dtype {a.dtype}, {short} {e.dtype}")
         if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
             continue

@@ -43,7 +43,9 @@ def file_sha256(path: str | Path) -> str:
 
 
 def verdict(
-    results: list[dict[str, Any]], certify: bool, capabilities: list[str] | tuple[str, ...] = (),
+    results: list[dict[str, Any]],
+    certify: bool,
+    capabilities: list[str] | tuple[str, ...] = (),
     interrupted: bool = False,
 ) -> tuple[str, list[str], list[str]]:
     """('certified' | 'conformant' | 'not conformant', reasons, warnings).
@@ -128,7 +130,9 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
     try:
         paths = [str(p) for p in descriptor.runtime_libraries()]
     except Exception as exc:  # noqa: BLE001  the vendor's code: record what it did
-        return [{"path": None, "sha256": None, "error": f"runtime_libraries() raised {type(exc).__name__}: {exc}"}]
+        return [
+            {"path": None, "sha256": None, "error": f"runtime_libraries() raised {type(exc).__name__}: {exc}"}
+        ]
     libraries: list[dict[str, Any]] = []
     for path in paths:
         try:
@@ -139,9 +143,17 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
 
 
 def build_report(
-    *, descriptor: Any, results: list[dict[str, Any]], certify: bool, interrupted: bool, selected: list[str],
-    options: dict[str, Any], command: str | None, duration_s: float,
-    operators: list[dict[str, Any]] | None = None, target: dict[str, Any] | None = None,
+    *,
+    descriptor: Any,
+    results: list[dict[str, Any]],
+    certify: bool,
+    interrupted: bool,
+    selected: list[str],
+    options: dict[str, Any],
+    command: str | None,
+    duration_s: float,
+    operators: list[dict[str, Any]] | None = None,
+    target: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.

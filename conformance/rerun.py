@@ -11,10 +11,22 @@ from pathlib import Path
 from typing import Any
 
 
-def rerun_command(options: dict[str, Any], report_dir: str | Path, expectations: str | None = None) -> list[str]:
+def rerun_command(
+    options: dict[str, Any], report_dir: str | Path, expectations: str | None = None
+) -> list[str]:
     """The ``executorch-conformance run`` command line for a report's ``options``."""
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", options["backend"],
-           "--report-dir", str(report_dir), "-n", str(options["workers"])]
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--backend",
+        options["backend"],
+        "--report-dir",
+        str(report_dir),
+        "-n",
+        str(options["workers"]),
+    ]
     if options["certify"]:
         cmd.append("--certify")
     checks = options["checks"]
@@ -23,16 +35,19 @@ def rerun_command(options: dict[str, Any], report_dir: str | Path, expectations:
     expectations = expectations or options["expectations"]
     if expectations:
         if not Path(expectations).is_file():
-            raise ValueError(f"the report ran with the expectations file {expectations}, which is not here; "
-                             "give it with --expectations")
+            raise ValueError(
+                f"the report ran with the expectations file {expectations}, which is not here; "
+                "give it with --expectations"
+            )
         cmd += ["--expectations", str(expectations)]
     if options["timeout"] is not None:
         cmd += ["--timeout", str(options["timeout"])]
     return cmd
 
 
-def rerun(report: dict[str, Any], expectations: str | None = None,
-          timeout_s: float = 3600) -> tuple[dict[str, Any], list[str]]:
+def rerun(
+    report: dict[str, Any], expectations: str | None = None, timeout_s: float = 3600
+) -> tuple[dict[str, Any], list[str]]:
     """(the new report, one line per check whose outcome differs)."""
     with tempfile.TemporaryDirectory(prefix="conformance-rerun-") as tmp:
         cmd = rerun_command(report["options"], tmp, expectations)
@@ -84,6 +99,8 @@ def environment_notes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     for lib in old["backend"].get("runtime_libraries", []):
         name = Path(lib["path"]).name
         if name in hashes and hashes[name] != lib.get("sha256"):
-            notes.append(f"runtime library {name}: the report tested {str(lib.get('sha256'))[:16]}…, "
-                         f"here it is {str(hashes[name])[:16]}…")
+            notes.append(
+                f"runtime library {name}: the report tested {str(lib.get('sha256'))[:16]}…, "
+                f"here it is {str(hashes[name])[:16]}…"
+            )
     return notes

@@ -57,7 +57,7 @@ def read_log(path: Path) -> tuple[str | None, list[str]]:
     last_step, lines = None, []
     for line in text.splitlines():
         if line.startswith(vendor_worker.STEP_MARKER):
-            last_step = line[len(vendor_worker.STEP_MARKER):]
+            last_step = line[len(vendor_worker.STEP_MARKER) :]
         elif line.startswith(("Fatal Python error:", "Current thread", "Thread 0x")):
             break
         elif line.strip():
@@ -108,7 +108,9 @@ class VendorProcess:
     def _run(self, task: str, args: tuple, what: str, timeout: float) -> tuple[Any, list[str]]:
         log = self.scratch / f"task-{next(self._counter)}.log"
         try:
-            future = self._ensure_pool().schedule(vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout)
+            future = self._ensure_pool().schedule(
+                vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
+            )
             try:
                 result = self._result(future, timeout)
             except pebble.ProcessExpired as exc:
@@ -120,7 +122,9 @@ class VendorProcess:
             except concurrent.futures.TimeoutError:
                 step, lines = read_log(log)
                 self.restarts += 1
-                raise VendorTimedOut(f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}") from None
+                raise VendorTimedOut(
+                    f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
+                ) from None
             except vendor_worker.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None

@@ -209,7 +209,9 @@ def step(what: str) -> None:
 def _one_line(exc: BaseException) -> str:
     """'Type: message (at file:line)' with the innermost frame outside this module."""
     text = f"{type(exc).__name__}: {exc}".replace("\n", " ").strip()
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith("vendor_worker.py")]
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith("vendor_worker.py")
+    ]
     if frames:
         text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
     return text
@@ -257,7 +259,9 @@ def _digest(module: Any) -> str:
         digest.update(key.encode())
         if isinstance(value, torch.Tensor):
             try:
-                digest.update(value.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+                digest.update(
+                    value.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+                )
                 continue
             except (RuntimeError, TypeError):  # quantized or other exotic tensors
                 pass
@@ -276,7 +280,11 @@ def _eager(name: str, module: Any, inputs: tuple[Any, ...]) -> list[Any]:
 def sample(name: str) -> dict[str, Any]:
     """The sample's inputs, eager outputs and weight digest."""
     module, inputs = made_sample(name)
-    return {"inputs": pack(list(inputs)), "expected": pack(_eager(name, module, inputs)), "digest": _digest(module)}
+    return {
+        "inputs": pack(list(inputs)),
+        "expected": pack(_eager(name, module, inputs)),
+        "digest": _digest(module),
+    }
 
 
 def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | None:
@@ -318,7 +326,10 @@ def describe_partitioners(which: str) -> list[tuple[str, bool]]:
     """('module.qualname', is an executorch Partitioner) for each partitioner."""
     from executorch.exir.backend.partitioner import Partitioner
 
-    return [(f"{type(p).__module__}.{type(p).__qualname__}", isinstance(p, Partitioner)) for p in partitioners(which)]
+    return [
+        (f"{type(p).__module__}.{type(p).__qualname__}", isinstance(p, Partitioner))
+        for p in partitioners(which)
+    ]
 
 
 def _op_name(target: Any) -> str | None:
@@ -351,7 +362,11 @@ def _record(partitioner: Any, result: Any) -> PartitionRecord:
             ops.append((n.name, op, tag))
     node_tags = frozenset(n.meta["delegation_tag"] for n in graph.nodes if n.meta.get("delegation_tag"))
     return PartitionRecord(
-        f"{type(partitioner).__module__}.{type(partitioner).__qualname__}", tags, tuple(ops), tuple(non_ops), node_tags
+        f"{type(partitioner).__module__}.{type(partitioner).__qualname__}",
+        tags,
+        tuple(ops),
+        tuple(non_ops),
+        node_tags,
     )
 
 
@@ -387,7 +402,9 @@ def _backend_classes(ids: set[str]) -> dict[str, tuple[str, ...]]:
         return found
 
     every = subclasses(BackendDetails)
-    return {i: tuple(f"{c.__module__}.{c.__qualname__}" for c in every if c.__name__ == i) for i in sorted(ids)}
+    return {
+        i: tuple(f"{c.__module__}.{c.__qualname__}" for c in every if c.__name__ == i) for i in sorted(ids)
+    }
 
 
 def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Lowering:
@@ -405,10 +422,14 @@ def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Low
     records: list[PartitionRecord] = []
     try:
         observed = [observe(p, records) for p in partitioners(which)]
-        exported = vendor_call(f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs)
+        exported = vendor_call(
+            f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs
+        )
         edge = vendor_call(
             f"lowering sample model {name!r} with the backend's partitioners",
-            to_edge_transform_and_lower, exported, partitioner=observed,
+            to_edge_transform_and_lower,
+            exported,
+            partitioner=observed,
         )
         program = vendor_call(f"to_executorch() of sample model {name!r}", edge.to_executorch)
         pte = bytes(program.buffer)
@@ -417,7 +438,11 @@ def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Low
             out = Path(out_dir)
             out.mkdir(parents=True, exist_ok=True)
             (out / "model.pte").write_bytes(pte)
-            vendor_call(f"writing the .ptd files of sample model {name!r}", program.write_tensor_data_to_file, str(out))
+            vendor_call(
+                f"writing the .ptd files of sample model {name!r}",
+                program.write_tensor_data_to_file,
+                str(out),
+            )
             files = {p.name: str(p) for p in sorted(out.glob("*.ptd"))}
     except VendorError as exc:
         ids = {spec[0] for r in records for spec in r.tags.values()}
@@ -432,7 +457,11 @@ def lower(name: str, which: str, out_dir: str | None, digest: str | None) -> Low
 def _mapped_files() -> set[str]:
     try:
         with open("/proc/self/maps") as maps:
-            return {os.path.realpath(line.split(None, 5)[5].strip()) for line in maps if len(line.split(None, 5)) == 6}
+            return {
+                os.path.realpath(line.split(None, 5)[5].strip())
+                for line in maps
+                if len(line.split(None, 5)) == 6
+            }
     except OSError:
         return set()
 
@@ -470,8 +499,13 @@ def load_runtime() -> RuntimeLoad:
         step(f"is_available() of {backend_id}")
         available = bool(registry.is_available(backend_id))
     _state.runtime = RuntimeLoad(
-        before, after, libraries, libraries_error,
-        tuple(p for p in libraries if os.path.realpath(p) in mapped), error, available,
+        before,
+        after,
+        libraries,
+        libraries_error,
+        tuple(p for p in libraries if os.path.realpath(p) in mapped),
+        error,
+        available,
     )
     return _state.runtime
 
@@ -521,7 +555,9 @@ def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -
     return {"outputs": pack([o.clone() for o in outputs])}
 
 
-def execute_repeatedly(programs: list[tuple[str, bytes]], rounds: list[dict[str, bytes]], copies: int) -> dict:
+def execute_repeatedly(
+    programs: list[tuple[str, bytes]], rounds: list[dict[str, bytes]], copies: int
+) -> dict:
     """Loads every program ``copies`` times, keeps all methods alive, and executes each method once per
     round with that round's inputs of its sample; returns the outputs by (sample, copy, round)."""
     require_runtime()
@@ -554,7 +590,10 @@ def runtime_libraries() -> dict[str, Any]:
     except VendorError as exc:
         return {"libraries": [], "error": str(exc)}
     except TypeError:
-        return {"libraries": [], "error": "runtime_libraries() returned something that is not a sequence of paths"}
+        return {
+            "libraries": [],
+            "error": "runtime_libraries() returned something that is not a sequence of paths",
+        }
 
 
 def executorch_version() -> str:
@@ -569,6 +608,17 @@ def ping() -> int:
 
 TASKS = {
     f.__name__: f
-    for f in (ping, sample, fresh_cases, describe_partitioners, lower, load_runtime, try_load, execute,
-              execute_repeatedly, runtime_libraries, executorch_version)
+    for f in (
+        ping,
+        sample,
+        fresh_cases,
+        describe_partitioners,
+        lower,
+        load_runtime,
+        try_load,
+        execute,
+        execute_repeatedly,
+        runtime_libraries,
+        executorch_version,
+    )
 }

@@ -110,8 +110,15 @@ def _size(n: int) -> str:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 class _Types:
@@ -128,7 +135,9 @@ class _Types:
             return False
         value = obj[key]
         if not any(_is(value, k) for k in kinds):
-            self.problems.append(f"field {path!r} is {_kind(value)}, not {' or '.join(_NAMES[k] for k in kinds)}")
+            self.problems.append(
+                f"field {path!r} is {_kind(value)}, not {' or '.join(_NAMES[k] for k in kinds)}"
+            )
             return False
         return True
 
@@ -143,8 +152,15 @@ class _Types:
         return True
 
 
-_NAMES = {"str": "a string", "int": "an integer", "num": "a number", "bool": "a boolean", "dict": "an object",
-          "list": "a list", "null": "null"}
+_NAMES = {
+    "str": "a string",
+    "int": "an integer",
+    "num": "a number",
+    "bool": "a boolean",
+    "dict": "an object",
+    "list": "a list",
+    "null": "null",
+}
 
 
 def _is(value: Any, kind: str) -> bool:
@@ -232,11 +248,18 @@ class Verification:
 
     def verdict_line(self) -> str:
         mode = "certify mode" if self.certify else "standard mode"
-        parts = [f"{self.counts.get(o, 0)} {o.replace('_', ' ')}" for o in OUTCOMES
-                 if self.counts.get(o, 0) or o in ("passed", "failed")]
-        extra = "".join(f", {n} {what}" for n, what in ((self.waived, "waived"), (self.exempt, "exempt")) if n)
-        return (f"{(self.verdict or '?').upper()} ({mode}): {self.counts.get(PASSED, 0)}/{self.counts.get('total', 0)} "
-                f"passed{extra} ({', '.join(parts)})")
+        parts = [
+            f"{self.counts.get(o, 0)} {o.replace('_', ' ')}"
+            for o in OUTCOMES
+            if self.counts.get(o, 0) or o in ("passed", "failed")
+        ]
+        extra = "".join(
+            f", {n} {what}" for n, what in ((self.waived, "waived"), (self.exempt, "exempt")) if n
+        )
+        return (
+            f"{(self.verdict or '?').upper()} ({mode}): {self.counts.get(PASSED, 0)}/{self.counts.get('total', 0)} "
+            f"passed{extra} ({', '.join(parts)})"
+        )
 
 
 def _today() -> datetime.date:
@@ -260,7 +283,8 @@ def tally(results: list[dict[str, Any]], capabilities) -> tuple[dict[str, int], 
     counts = Counter(r["outcome"] for r in results)
     exempt = sum(is_exempt(r, capabilities) for r in results)
     waived = counts[EXPECTED_FAILURE] + sum(
-        r["outcome"] == NOT_APPLICABLE and r["level"] == MUST and not is_exempt(r, capabilities) for r in results
+        r["outcome"] == NOT_APPLICABLE and r["level"] == MUST and not is_exempt(r, capabilities)
+        for r in results
     )
     return {**{o: counts[o] for o in OUTCOMES}, "total": len(results)}, waived, exempt
 
@@ -274,7 +298,9 @@ def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str]:
     return [i for i in ids if i in wanted or i.split("-")[0] in wanted]
 
 
-def check_report(report: Any, *, today: datetime.date | None = None, released: dict | None = None) -> Verification:
+def check_report(
+    report: Any, *, today: datetime.date | None = None, released: dict | None = None
+) -> Verification:
     """Verifies ``report`` (any JSON value) and recomputes its verdict."""
     from conformance.released import releases
 
@@ -283,7 +309,9 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
     if not isinstance(report, dict):
         return Verification([f"holds a JSON {_kind(report).split()[-1]}, not a report object"])
     if report.get("schema") != SCHEMA:
-        return Verification([f"field 'schema' is {report.get('schema')!r}, not {SCHEMA!r}: not a conformance report"])
+        return Verification(
+            [f"field 'schema' is {report.get('schema')!r}, not {SCHEMA!r}: not a conformance report"]
+        )
     version = report.get("suite_version")
     release = released.get(version) if isinstance(version, str) else None
     schema_version = release.report_schema_version if release else REPORT_SCHEMA_VERSION
@@ -293,11 +321,19 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
 
     if release is None:
         known = ", ".join(released) or "none"
-        return Verification([(f"suite version {version!r} was never released (released versions: {known}); "
-                             "a report must be written by a released executorch-conformance")])
+        return Verification(
+            [
+                (
+                    f"suite version {version!r} was never released (released versions: {known}); "
+                    "a report must be written by a released executorch-conformance"
+                )
+            ]
+        )
     if report["schema_version"] != release.report_schema_version:
-        problems.append(f"schema_version is {report['schema_version']}, but suite {version} writes "
-                        f"schema_version {release.report_schema_version}")
+        problems.append(
+            f"schema_version is {report['schema_version']}, but suite {version} writes "
+            f"schema_version {release.report_schema_version}"
+        )
     actual = content_hash(report)
     if actual != report["content_sha256"]:
         problems.append(
@@ -311,8 +347,10 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
     capabilities = report["backend"].get("capabilities", [])
     for capability in capabilities:
         if capability not in release.capabilities:
-            problems.append(f"backend.capabilities names {capability!r}, which no check of suite {version} "
-                            f"applies to (known: {', '.join(sorted(release.capabilities)) or 'none'})")
+            problems.append(
+                f"backend.capabilities names {capability!r}, which no check of suite {version} "
+                f"applies to (known: {', '.join(sorted(release.capabilities)) or 'none'})"
+            )
 
     results = report["results"]
     problems += _result_problems(results, release)
@@ -322,13 +360,17 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
     if certify:
         missing = [i for i in release.check_ids if i not in {r["id"] for r in results}]
         if missing:
-            problems.append(f"certify mode needs every check of suite {version}, but the report lacks "
-                            f"{', '.join(missing)}")
+            problems.append(
+                f"certify mode needs every check of suite {version}, but the report lacks "
+                f"{', '.join(missing)}"
+            )
         for r in results:
             # A certify run refuses expected failures before it starts: one in a certify report is forged.
             # (A MUST check that did not pass is a genuine outcome: the verdict says not conformant.)
             if r["outcome"] == EXPECTED_FAILURE:
-                problems.append(f"certify mode forbids expected failures, but {r['id']} is one ({r['reason']})")
+                problems.append(
+                    f"certify mode forbids expected failures, but {r['id']} is one ({r['reason']})"
+                )
 
     outcomes_ok = all(r["outcome"] in OUTCOMES for r in results)
     result = Verification(problems, certify=certify)
@@ -345,8 +387,10 @@ def check_report(report: Any, *, today: datetime.date | None = None, released: d
         if version == SUITE_VERSION:  # the reasons' wording is this suite's
             for key, mine in (("verdict_reasons", reasons), ("warnings", warnings)):
                 if key in report and report[key] != mine:
-                    problems.append(f"{key} differ from what the results give: the report says {report[key]!r}, "
-                                    f"the results give {mine!r}")
+                    problems.append(
+                        f"{key} differ from what the results give: the report says {report[key]!r}, "
+                        f"the results give {mine!r}"
+                    )
     return result
 
 
@@ -367,8 +411,10 @@ def _window_problems(created: str, release, today: datetime.date) -> list[str]:
     if day > today + datetime.timedelta(days=1):
         problems.append(f"created {day}, which is in the future (today is {today})")
     if today > release.valid_until:
-        problems.append(f"suite version {v} was valid until {release.valid_until}; its reports have expired "
-                        f"(today is {today}): certify again with a current executorch-conformance")
+        problems.append(
+            f"suite version {v} was valid until {release.valid_until}; its reports have expired "
+            f"(today is {today}): certify again with a current executorch-conformance"
+        )
     return problems
 
 
@@ -382,16 +428,19 @@ def _result_problems(results: list[dict[str, Any]], release) -> list[str]:
             problems.append(f"check {id_} appears {n} times in results")
     for i, r in enumerate(results):
         if r["outcome"] not in OUTCOMES:
-            problems.append(f"results[{i}] ({r['id']}): unknown outcome {r['outcome']!r} "
-                            f"(known: {', '.join(OUTCOMES)})")
+            problems.append(
+                f"results[{i}] ({r['id']}): unknown outcome {r['outcome']!r} (known: {', '.join(OUTCOMES)})"
+            )
         released = release.checks.get(r["id"])
         if released is None:
             problems.append(f"results[{i}]: {r['id']!r} is not a check of suite {v}")
             continue
         for key in ("clause", "level", "title", "applies_if"):
             if r.get(key, released[key]) != released[key]:
-                problems.append(f"results[{i}] ({r['id']}): {key} is {r[key]!r}, but suite {v} has "
-                                f"{released[key]!r} for {r['id']}")
+                problems.append(
+                    f"results[{i}] ({r['id']}): {key} is {r[key]!r}, but suite {v} has "
+                    f"{released[key]!r} for {r['id']}"
+                )
     order = [r["id"] for r in results if r["id"] in release.checks]
     if order != [i for i in release.check_ids if i in set(order)]:
         problems.append(f"results are not in check order (suite {v} runs {', '.join(release.check_ids)})")
@@ -403,8 +452,9 @@ def _summary_problems(summary: dict[str, int], results: list[dict[str, Any]]) ->
     counts = Counter(r["outcome"] for r in results)
     for outcome in OUTCOMES:
         if summary.get(outcome, 0) != counts[outcome]:
-            problems.append(f"summary.{outcome} is {summary.get(outcome, 0)}, but {counts[outcome]} results are "
-                            f"{outcome}")
+            problems.append(
+                f"summary.{outcome} is {summary.get(outcome, 0)}, but {counts[outcome]} results are {outcome}"
+            )
     if summary.get("total") != len(results):
         problems.append(f"summary.total is {summary.get('total')}, but the report has {len(results)} results")
     return problems
@@ -439,7 +489,9 @@ def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[
         problems.append(f"options.checks {desc} selects {', '.join(not_selected)}, which selected lacks")
     not_wanted = [i for i in selected if i in release.checks and i not in wanted]
     if not_wanted:
-        problems.append(f"selected holds {', '.join(not_wanted)}, which options.checks {desc} does not select")
+        problems.append(
+            f"selected holds {', '.join(not_wanted)}, which options.checks {desc} does not select"
+        )
     return problems
 
 

@@ -21,10 +21,18 @@ from conformance.pte import read_pte
 
 #: runtime version -> (newest header format it reads, RuntimeVersions for executorch 1.5).
 RUNTIMES = {
-    "0.1.0": (1, RuntimeVersions("ReferenceBackend", "executorch-reference-backend", (0, 1, 0), (1, 5, 1),
-                                 1, 0, 1, (0, 1, 0))),
-    "0.2.0": (2, RuntimeVersions("ReferenceBackend", "executorch-reference-backend", (0, 2, 0), (1, 5, 1),
-                                 1, 0, 2, (0, 2, 0))),
+    "0.1.0": (
+        1,
+        RuntimeVersions(
+            "ReferenceBackend", "executorch-reference-backend", (0, 1, 0), (1, 5, 1), 1, 0, 1, (0, 1, 0)
+        ),
+    ),
+    "0.2.0": (
+        2,
+        RuntimeVersions(
+            "ReferenceBackend", "executorch-reference-backend", (0, 2, 0), (1, 5, 1), 1, 0, 2, (0, 2, 0)
+        ),
+    ),
 }
 
 
@@ -39,8 +47,10 @@ def expected_verdict(program: Path | bytes, runtime: str) -> dict:
     newest_header, versions = RUNTIMES[runtime]
     header_format = int.from_bytes(blob[6:8], "little") if len(blob) >= 8 and blob[:4] == b"ECVH" else None
     if header_format is not None and not 1 <= header_format <= newest_header:
-        return {"verdict": INCOMPATIBLE, "rule": f"3: header format {header_format}, runtime {runtime} "
-                f"reads 1-{newest_header}"}
+        return {
+            "verdict": INCOMPATIBLE,
+            "rule": f"3: header format {header_format}, runtime {runtime} reads 1-{newest_header}",
+        }
     j = judge(blob, versions)
     return {"verdict": j.verdict, "rule": j.message or "12: compatible"}
 
@@ -51,7 +61,11 @@ def observed_verdict(cell: dict) -> str:
     if cell["status"] == "runs and matches":
         return REEXPORT_RECOMMENDED if "warning: old blob" in log else COMPATIBLE
     if cell["status"] == "refused":
-        if "incompatible blob" in log or "0x30" in cell.get("detail", "") or "0x:30" in cell.get("detail", ""):
+        if (
+            "incompatible blob" in log
+            or "0x30" in cell.get("detail", "")
+            or "0x:30" in cell.get("detail", "")
+        ):
             return INCOMPATIBLE
         if "invalid blob" in log or "0x:23" in cell.get("detail", ""):
             return INVALID

@@ -58,7 +58,9 @@ def _log_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("[") or "ReferenceBackend" in line][:6]
 
 
-def run_cases(cases: list[tuple[Path, Path]], library: Path | None, child: list[str] | None = None) -> list[dict]:
+def run_cases(
+    cases: list[tuple[Path, Path]], library: Path | None, child: list[str] | None = None
+) -> list[dict]:
     """Cells for ``cases`` ([program, manifest]): batches in child processes, a crash ends only its case.
 
     ``child``: the child's command before ``--batch FILE`` (default: this Python, ``-m matrix.grid_case``).
@@ -74,8 +76,14 @@ def run_cases(cases: list[tuple[Path, Path]], library: Path | None, child: list[
             cmd += ["--library", str(library)]
         hung = False
         try:
-            proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
-                                  timeout=CASE_TIMEOUT * (len(cases) - first))
+            proc = subprocess.run(
+                cmd,
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=CASE_TIMEOUT * (len(cases) - first),
+            )
             out, err, code = proc.stdout, proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as exc:
             out, err, code, hung = _text(exc.stdout), _text(exc.stderr), None, True
@@ -103,8 +111,12 @@ def run_cases(cases: list[tuple[Path, Path]], library: Path | None, child: list[
         else:
             tail = ([line for line in err.splitlines() if line.strip()] or ["no output"])[-1]
             detail, status = f"exit {code} without a result: {tail[:200]}", "crashed"
-        cells[i] = {"status": status, "detail": detail, "max_deviation": None,
-                    "log": _log_lines(logs.get(i - first, []))}
+        cells[i] = {
+            "status": status,
+            "detail": detail,
+            "max_deviation": None,
+            "log": _log_lines(logs.get(i - first, [])),
+        }
         first = i + 1
     for (program, expected), cell in zip(cases, cells):
         cell["command"] = case_command(program, expected, library)

@@ -32,8 +32,19 @@ def _abi_for_each_release(results: Path) -> None:
         if not folder.exists():
             continue
         proc = subprocess.run(
-            [sys.executable, "-m", "conformance.cli", "abi", "check", str(library_path()), "--against",
-             rel.executorch, "--json"], capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "conformance.cli",
+                "abi",
+                "check",
+                str(library_path()),
+                "--against",
+                rel.executorch,
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
         )
         try:
             data = json.loads(proc.stdout)
@@ -49,8 +60,11 @@ def _render(args: argparse.Namespace) -> int:
     results = Path(args.results)
     command = shlex.join(["executorch-conformance", *sys.argv[1:]])
     if not (results.is_dir() and any((results / r.executorch).is_dir() for r in RELEASES)):
-        print(f"executorch-conformance matrix render: {results} holds no release results "
-              f"(a folder per release: {', '.join(r.executorch for r in RELEASES)})", file=sys.stderr)
+        print(
+            f"executorch-conformance matrix render: {results} holds no release results "
+            f"(a folder per release: {', '.join(r.executorch for r in RELEASES)})",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     if not args.no_abi:
         _abi_for_each_release(results)
@@ -59,8 +73,10 @@ def _render(args: argparse.Namespace) -> int:
         if args.html:
             render_html(results, Path(args.html), command)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"executorch-conformance matrix render: cannot render {results}: "
-              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"executorch-conformance matrix render: cannot render {results}: {type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     print(text)
     if args.html:
@@ -69,8 +85,12 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def add_subcommands(subparsers) -> None:
-    matrix = subparsers.add_parser("matrix", help="the release matrix", description=__doc__,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    matrix = subparsers.add_parser(
+        "matrix",
+        help="the release matrix",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = matrix.add_subparsers(dest="matrix_command", required=True)
     render = sub.add_parser("render", help="write matrix/README.md from matrix/results/")
     render.add_argument("--results", default=str(REPO / "matrix" / "results"))

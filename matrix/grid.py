@@ -63,8 +63,12 @@ def program_cells(library: Path | None, library_why: str) -> list[dict]:
                 continue
             cell = {"exported_with": manifest.parent.name, "program": name}
             if name == "reference.pte" and library is None:
-                cell.update(status="not run", detail=f"no reference runtime library: {library_why}", log=[],
-                            command="")
+                cell.update(
+                    status="not run",
+                    detail=f"no reference runtime library: {library_why}",
+                    log=[],
+                    command="",
+                )
             else:
                 cases.append((len(cells), program, manifest))
             cells.append(cell)
@@ -82,8 +86,9 @@ def build_released_runtime(version: str, commit: str, build: Path) -> tuple[Path
     src = build / f"src-{version}"
     if not (src / "reference_backend" / "runtime" / "CMakeLists.txt").exists():
         src.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "reference_backend"],
-                                 capture_output=True)
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", commit, "reference_backend"], capture_output=True
+        )
         if archive.returncode != 0:
             return None, f"git archive {commit} failed: {archive.stderr.decode().strip()[:200]}"
         tar = src / "src.tar"
@@ -93,9 +98,19 @@ def build_released_runtime(version: str, commit: str, build: Path) -> tuple[Path
     root = executorch_root()
     out = build / f"runtime-{version}"
     for cmd in (
-        [tool("cmake"), "-S", str(src / "reference_backend" / "runtime"), "-B", str(out), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={root}",
-         f"-Dexecutorch_DIR={root / 'lib' / 'cmake' / 'executorch'}"],
+        [
+            tool("cmake"),
+            "-S",
+            str(src / "reference_backend" / "runtime"),
+            "-B",
+            str(out),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DCMAKE_PREFIX_PATH={root}",
+            f"-Dexecutorch_DIR={root / 'lib' / 'cmake' / 'executorch'}",
+        ],
         [tool("cmake"), "--build", str(out)],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -122,8 +137,12 @@ def blob_cells(version: str, current: Path | None, build: Path) -> tuple[list[di
         mine = []
         for entry in entries:
             program = REPO / entry["path"]
-            cell = {"blob": entry["name"], "written_by": entry["written_by"], "runtime": rt,
-                    "expected": expected_verdict(program, rt)}
+            cell = {
+                "blob": entry["name"],
+                "written_by": entry["written_by"],
+                "runtime": rt,
+                "expected": expected_verdict(program, rt),
+            }
             if info["library"] is None:
                 cell.update(status="not run", detail=info["how"], log=[], command="")
             else:
@@ -136,8 +155,11 @@ def blob_cells(version: str, current: Path | None, build: Path) -> tuple[list[di
     for cell in cells:
         cell["observed"] = observed_verdict(cell)
         cell["agrees"] = cell["observed"] == cell["expected"]["verdict"]
-        print(f"  blob {cell['blob']} on runtime {cell['runtime']}: {cell['observed']} "
-              f"(expected {cell['expected']['verdict']})", flush=True)
+        print(
+            f"  blob {cell['blob']} on runtime {cell['runtime']}: {cell['observed']} "
+            f"(expected {cell['expected']['verdict']})",
+            flush=True,
+        )
     return cells, runtimes
 
 
@@ -153,20 +175,28 @@ def main(argv: list[str] | None = None) -> int:
     print(f"executorch {version}: reference runtime library: {library or 'none'} ({how})", flush=True)
     grid = {
         "schema": GRID_SCHEMA,
-        "runtime": {"executorch": installed("executorch"), "torch": installed("torch"),
-                    "python": sys.version.split()[0], "reference_library": str(library) if library else None,
-                    "reference_library_how": how},
+        "runtime": {
+            "executorch": installed("executorch"),
+            "torch": installed("torch"),
+            "python": sys.version.split()[0],
+            "reference_library": str(library) if library else None,
+            "reference_library_how": how,
+        },
         "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "command": "python -m matrix.grid",
         "tox_env": f"et{version.replace('.', '')}",
         "programs": program_cells(library, how),
     }
     if Version(version) >= Version("1.5"):
-        grid["blobs"], grid["blob_runtimes"] = blob_cells(version, library, args.build / rel.executorch / "blobs")
+        grid["blobs"], grid["blob_runtimes"] = blob_cells(
+            version, library, args.build / rel.executorch / "blobs"
+        )
     else:
         grid["blobs"], grid["blob_runtimes"] = [], {}
-        grid["blobs_not_run"] = ("the released reference runtimes need executorch's CMake package "
-                                 "(executorch::runtime), which wheels before 1.5 do not ship")
+        grid["blobs_not_run"] = (
+            "the released reference runtimes need executorch's CMake package "
+            "(executorch::runtime), which wheels before 1.5 do not ship"
+        )
     grid["seconds"] = round(time.monotonic() - started, 1)
     out = args.results / rel.executorch
     out.mkdir(parents=True, exist_ok=True)

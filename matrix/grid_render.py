@@ -128,11 +128,18 @@ def _torch_rows(grids: Grids) -> list[tuple[str, dict, str]]:
     rows = []
     base = next(iter(grids.torch.values()), None)
     for version, result in grids.torch.items():
-        same = [name for name in PROGRAM_FILES
-                if base and result["files"].get(name, {}).get("sha256")
-                and result["files"][name].get("sha256") == base["files"].get(name, {}).get("sha256")]
-        note = "same bytes as with torch " + base["torch"] + (f" ({', '.join(same)})" if same else ": none") \
-            if base is not result else "(baseline)"
+        same = [
+            name
+            for name in PROGRAM_FILES
+            if base
+            and result["files"].get(name, {}).get("sha256")
+            and result["files"][name].get("sha256") == base["files"].get(name, {}).get("sha256")
+        ]
+        note = (
+            "same bytes as with torch " + base["torch"] + (f" ({', '.join(same)})" if same else ": none")
+            if base is not result
+            else "(baseline)"
+        )
         rows.append((version, result, note))
     return rows
 
@@ -160,37 +167,55 @@ def markdown(grids: Grids) -> list[str]:
             text += f" [{notes.index(said) + 1}]"
         return text
 
-    lines = ["## The grid: exported with (rows) x run on (columns)", "",
-             ("Each committed golden program (tests/golden/<release>/, the reference backend and XNNPACK) "
-              "loaded and run on each release's runtime, its output compared with the recorded eager output "
-              "(matrix/grid.py; reference programs with the reference runtime library built for that "
-              "runtime's release)."), "",
-             "| exported with | program | " + " | ".join(f"on {c}" for c in columns) + " |",
-             "|---|---|" + "---|" * len(columns)]
+    lines = [
+        "## The grid: exported with (rows) x run on (columns)",
+        "",
+        (
+            "Each committed golden program (tests/golden/<release>/, the reference backend and XNNPACK) "
+            "loaded and run on each release's runtime, its output compared with the recorded eager output "
+            "(matrix/grid.py; reference programs with the reference runtime library built for that "
+            "runtime's release)."
+        ),
+        "",
+        "| exported with | program | " + " | ".join(f"on {c}" for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
     for exported, name, cells in rows:
         lines.append(f"| {exported} | {name} | " + " | ".join(noted(c) for c in cells) + " |")
     lines += ["", *[f"[{i}] {n}" for i, n in enumerate(notes, 1)], ""]
-    lines += [("How each column was produced (one cell alone: `python -m matrix.grid_case PROGRAM --expected "
-               "MANIFEST [--library LIB]` in that env, the exact line is the cell's `command` in grid.json):"), ""]
+    lines += [
+        (
+            "How each column was produced (one cell alone: `python -m matrix.grid_case PROGRAM --expected "
+            "MANIFEST [--library LIB]` in that env, the exact line is the cell's `command` in grid.json):"
+        ),
+        "",
+    ]
     for c in columns:
         grid = grids.by_release.get(c)
         if grid is None:
             lines.append(f"- on {c}: not run (no results/{c}/grid.json; run `tox -e {tox_env(c)}`)")
             continue
         rt = grid["runtime"]
-        lines.append(f"- on {c}: `tox -e {tox_env(c)}` ({grid.get('command', 'python -m matrix.grid')}), "
-                     f"{grid['created']}, torch {rt.get('torch')}; reference library: "
-                     f"{rt.get('reference_library_how')}")
+        lines.append(
+            f"- on {c}: `tox -e {tox_env(c)}` ({grid.get('command', 'python -m matrix.grid')}), "
+            f"{grid['created']}, torch {rt.get('torch')}; reference library: "
+            f"{rt.get('reference_library_how')}"
+        )
     release, runtimes, brows = blob_rows(grids)
     lines += ["", "## Blob grid: reference backend blobs (rows) x reference runtime versions (columns)", ""]
     if release is None:
         lines += ["not run: no grid.json holds blob cells (run `tox -e et151`)", ""]
     else:
-        lines += [(f"Every released reference backend version's blobs (tests/golden/blobs/blobs.json) on the "
-                   f"runtime library of every released version, on executorch {release}; each verdict checked "
-                   "against the rules of docs/blob-header.md (matrix/blob_verdicts.py)."), "",
-                  "| blob | " + " | ".join(f"runtime {r}" for r in runtimes) + " |",
-                  "|---|" + "---|" * len(runtimes)]
+        lines += [
+            (
+                f"Every released reference backend version's blobs (tests/golden/blobs/blobs.json) on the "
+                f"runtime library of every released version, on executorch {release}; each verdict checked "
+                "against the rules of docs/blob-header.md (matrix/blob_verdicts.py)."
+            ),
+            "",
+            "| blob | " + " | ".join(f"runtime {r}" for r in runtimes) + " |",
+            "|---|" + "---|" * len(runtimes),
+        ]
         bnotes: list[str] = []
         for name, cells in brows:
             texts = []
@@ -207,32 +232,48 @@ def markdown(grids: Grids) -> list[str]:
                 texts.append(text)
             lines.append(f"| {name} | " + " | ".join(texts) + " |")
         grid = grids.by_release[release]
-        lines += ["", *[f"[b{i}] {n}" for i, n in enumerate(bnotes, 1)], "",
-                  f"Produced by `tox -e {tox_env(release)}` (python -m matrix.grid), {grid['created']}; runtimes: "
-                  + "; ".join(f"{v}: {info['how']}" for v, info in grid.get("blob_runtimes", {}).items()), ""]
+        lines += [
+            "",
+            *[f"[b{i}] {n}" for i, n in enumerate(bnotes, 1)],
+            "",
+            f"Produced by `tox -e {tox_env(release)}` (python -m matrix.grid), {grid['created']}; runtimes: "
+            + "; ".join(f"{v}: {info['how']}" for v, info in grid.get("blob_runtimes", {}).items()),
+            "",
+        ]
     lines += ["## The torch axis: executorch 1.5.1 with each torch", ""]
     if not grids.torch:
         lines += ["not run: no results/torch/*.json (run `tox -m torch`)", ""]
     else:
         lines += ["| torch | reference.pte | xnnpack.pte | bytes | produced |", "|---|---|---|---|---|"]
         for version, result, note in _torch_rows(grids):
-            lines.append(f"| {version} | {_torch_file(result['files'].get('reference.pte', {}))} | "
-                         f"{_torch_file(result['files'].get('xnnpack.pte', {}))} | {note} | "
-                         f"`{result['command']}`, {result['created']} |")
+            lines.append(
+                f"| {version} | {_torch_file(result['files'].get('reference.pte', {}))} | "
+                f"{_torch_file(result['files'].get('xnnpack.pte', {}))} | {note} | "
+                f"`{result['command']}`, {result['created']} |"
+            )
         lines.append("")
     return lines
 
 
-_CLASS = {"runs and matches": "pass", "refused": "fail", "wrong output": "fail", "crashed": "fail", "hung": "fail"}
+_CLASS = {
+    "runs and matches": "pass",
+    "refused": "fail",
+    "wrong output": "fail",
+    "crashed": "fail",
+    "hung": "fail",
+}
 
 
 def html_sections(grids: Grids) -> str:
     """The same sections for the HTML matrix page; each cell's title is its command."""
     e = html.escape
     columns, rows = program_rows(grids)
-    out = ["<h2>The grid: exported with (rows) x run on (columns)</h2>",
-           '<table id="grid"><thead><tr><th>exported with</th><th>program</th>'
-           + "".join(f"<th>on {e(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    out = [
+        "<h2>The grid: exported with (rows) x run on (columns)</h2>",
+        '<table id="grid"><thead><tr><th>exported with</th><th>program</th>'
+        + "".join(f"<th>on {e(c)}</th>" for c in columns)
+        + "</tr></thead><tbody>",
+    ]
     for exported, name, cells in rows:
         tds = []
         for c in cells:
@@ -240,40 +281,60 @@ def html_sections(grids: Grids) -> str:
                 tds.append('<td class="na">not run</td>')
             else:
                 detail = "" if c["status"] == "runs and matches" else f"<br><small>{e(message(c))}</small>"
-                tds.append(f'<td class="{_CLASS.get(c["status"], "na")}" title="{e(c["command"])}">'
-                           f"{e(short(c))}{detail}</td>")
+                tds.append(
+                    f'<td class="{_CLASS.get(c["status"], "na")}" title="{e(c["command"])}">'
+                    f"{e(short(c))}{detail}</td>"
+                )
         out.append(f"<tr><td>{e(exported)}</td><td>{e(name)}</td>{''.join(tds)}</tr>")
     out.append("</tbody></table><ul>")
     for c in columns:
         grid = grids.by_release.get(c)
-        out.append(f"<li>on {e(c)}: " + (f"<code>tox -e {e(tox_env(c))}</code>, {e(grid['created'])}, reference "
-                                         f"library: {e(str(grid['runtime'].get('reference_library_how')))}"
-                                         if grid else "not run") + "</li>")
+        out.append(
+            f"<li>on {e(c)}: "
+            + (
+                f"<code>tox -e {e(tox_env(c))}</code>, {e(grid['created'])}, reference "
+                f"library: {e(str(grid['runtime'].get('reference_library_how')))}"
+                if grid
+                else "not run"
+            )
+            + "</li>"
+        )
     out.append("</ul>")
     release, runtimes, brows = blob_rows(grids)
     out.append("<h2>Blob grid: reference backend blobs x reference runtime versions</h2>")
     if release:
-        out.append('<table id="blob-grid"><thead><tr><th>blob</th>'
-                   + "".join(f"<th>runtime {e(r)}</th>" for r in runtimes) + "</tr></thead><tbody>")
+        out.append(
+            '<table id="blob-grid"><thead><tr><th>blob</th>'
+            + "".join(f"<th>runtime {e(r)}</th>" for r in runtimes)
+            + "</tr></thead><tbody>"
+        )
         for name, cells in brows:
             tds = "".join(
-                '<td class="na">not run</td>' if c is None else
-                f'<td class="{"pass" if c.get("agrees") else "fail"}" title="{e(c["command"])}">'
+                '<td class="na">not run</td>'
+                if c is None
+                else f'<td class="{"pass" if c.get("agrees") else "fail"}" title="{e(c["command"])}">'
                 f"{e(_blob_text(c))}<br><small>{e(' '.join(c.get('log', [])[:1]))}</small></td>"
-                for c in cells)
+                for c in cells
+            )
             out.append(f"<tr><td>{e(name)}</td>{tds}</tr>")
-        out.append(f"</tbody></table><p class=\"note\">executorch {e(release)}, "
-                   f"{e(grids.by_release[release]['created'])}</p>")
+        out.append(
+            f'</tbody></table><p class="note">executorch {e(release)}, '
+            f"{e(grids.by_release[release]['created'])}</p>"
+        )
     else:
         out.append('<p class="note">not run</p>')
     out.append("<h2>The torch axis: executorch 1.5.1 with each torch</h2>")
     if grids.torch:
-        out.append('<table id="torch-axis"><thead><tr><th>torch</th><th>reference.pte</th><th>xnnpack.pte</th>'
-                   "<th>bytes</th><th>produced</th></tr></thead><tbody>")
+        out.append(
+            '<table id="torch-axis"><thead><tr><th>torch</th><th>reference.pte</th><th>xnnpack.pte</th>'
+            "<th>bytes</th><th>produced</th></tr></thead><tbody>"
+        )
         for version, result, note in _torch_rows(grids):
-            out.append(f"<tr><td>{e(version)}</td><td>{e(_torch_file(result['files'].get('reference.pte', {})))}"
-                       f"</td><td>{e(_torch_file(result['files'].get('xnnpack.pte', {})))}</td><td>{e(note)}</td>"
-                       f"<td><code>{e(result['command'])}</code>, {e(result['created'])}</td></tr>")
+            out.append(
+                f"<tr><td>{e(version)}</td><td>{e(_torch_file(result['files'].get('reference.pte', {})))}"
+                f"</td><td>{e(_torch_file(result['files'].get('xnnpack.pte', {})))}</td><td>{e(note)}</td>"
+                f"<td><code>{e(result['command'])}</code>, {e(result['created'])}</td></tr>"
+            )
         out.append("</tbody></table>")
     else:
         out.append('<p class="note">not run</p>')

@@ -40,8 +40,18 @@ def headers_of(version: str, cache: Path) -> Path:
         pip = _pip()
     except RuntimeError as exc:
         raise RuntimeError(f"cannot download the executorch {version} wheel for its headers: {exc}") from None
-    cmd = [*pip, "download", "--no-deps", "--only-binary", ":all:", "--python-version", py,
-           "-d", str(wheels), f"executorch=={version}"]
+    cmd = [
+        *pip,
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--python-version",
+        py,
+        "-d",
+        str(wheels),
+        f"executorch=={version}",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     found = sorted(wheels.glob(f"executorch-{version}*-cp{py}-*.whl"))
     if proc.returncode != 0 or not found:

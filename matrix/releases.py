@@ -26,7 +26,9 @@ _NO_TENSOR_LAYOUT = (
 
 RELEASES = (
     Release(
-        "1.0.1", "2.9.1", headers_from=_FIRST_WITH_HEADERS,
+        "1.0.1",
+        "2.9.1",
+        headers_from=_FIRST_WITH_HEADERS,
         expected_failures=(("NDATA-1", _NO_TENSOR_LAYOUT), ("NDATA-2", _NO_TENSOR_LAYOUT)),
     ),
     Release("1.1.0", "2.10.0", headers_from=_FIRST_WITH_HEADERS),

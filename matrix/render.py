@@ -15,8 +15,13 @@ from matrix.grid_render import html_sections, load, markdown
 from matrix.releases import RELEASES
 
 #: Table column -> check ID prefixes it aggregates.
-COLUMNS = {"AOT": ("AOT-",), ".pte ids": ("SER-", "BLOB-"), "runtime": ("RT-",), "named data": ("NDATA-",),
-           "packaging": ("PKG-",)}
+COLUMNS = {
+    "AOT": ("AOT-",),
+    ".pte ids": ("SER-", "BLOB-"),
+    "runtime": ("RT-",),
+    "named data": ("NDATA-",),
+    "packaging": ("PKG-",),
+}
 
 
 def cell(results: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
@@ -58,13 +63,19 @@ def _relative(path: Path, start: Path) -> str:
 
 def render(results_dir: Path, out: Path, command: str) -> str:
     grids = load(results_dir)
-    rows = ["| release | torch | " + " | ".join(COLUMNS) + " | ABI | report | badge |",
-            "|---|---|" + "---|" * len(COLUMNS) + "---|---|---|"]
+    rows = [
+        "| release | torch | " + " | ".join(COLUMNS) + " | ABI | report | badge |",
+        "|---|---|" + "---|" * len(COLUMNS) + "---|---|---|",
+    ]
     for rel in RELEASES:
         folder = results_dir / rel.executorch
         report_path = folder / "report.json"
         if not report_path.exists():
-            reason = (folder / "skipped.txt").read_text().strip() if (folder / "skipped.txt").exists() else "no result"
+            reason = (
+                (folder / "skipped.txt").read_text().strip()
+                if (folder / "skipped.txt").exists()
+                else "no result"
+            )
             rows.append(f"| {rel.executorch} | {rel.torch} | not run: {reason} |" + " |" * (len(COLUMNS) + 2))
             continue
         report = json.loads(report_path.read_text())
@@ -80,7 +91,8 @@ def render(results_dir: Path, out: Path, command: str) -> str:
         )
     created = sorted(
         json.loads((results_dir / r.executorch / "report.json").read_text())["created"]
-        for r in RELEASES if (results_dir / r.executorch / "report.json").exists()
+        for r in RELEASES
+        if (results_dir / r.executorch / "report.json").exists()
     )
     today = datetime.date.today().isoformat()
     text = "\n".join(
@@ -96,9 +108,11 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             *rows,
             "",
-            (f"Rendered {today} by `{command}` from `{_relative(results_dir, out.parent)}/`;"
-            f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
-            " by `python -m matrix.run_release` and `python -m matrix.grid` in each release's environment."),
+            (
+                f"Rendered {today} by `{command}` from `{_relative(results_dir, out.parent)}/`;"
+                f" the results were produced from {created[0] if created else '?'} to {created[-1] if created else '?'}"
+                " by `python -m matrix.run_release` and `python -m matrix.grid` in each release's environment."
+            ),
             "Each release's results are produced by `tox -e <release env>` (see tox.ini; `tox -m matrix` runs all,",
             "`tox -m torch` the torch axis). Environments are made by uv (tox-uv).",
             "",
@@ -158,9 +172,15 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         folder = results_dir / rel.executorch
         report_path = folder / "report.json"
         if not report_path.exists():
-            reason = (folder / "skipped.txt").read_text().strip() if (folder / "skipped.txt").exists() else "no result"
-            rows.append(f'<tr id="release-{e(rel.executorch)}"><td>{e(rel.executorch)}</td><td>{e(rel.torch)}</td>'
-                        f'<td class="na" colspan="{len(COLUMNS) + 3}">not run: {e(reason)}</td></tr>')
+            reason = (
+                (folder / "skipped.txt").read_text().strip()
+                if (folder / "skipped.txt").exists()
+                else "no result"
+            )
+            rows.append(
+                f'<tr id="release-{e(rel.executorch)}"><td>{e(rel.executorch)}</td><td>{e(rel.torch)}</td>'
+                f'<td class="na" colspan="{len(COLUMNS) + 3}">not run: {e(reason)}</td></tr>'
+            )
             continue
         report = json.loads(report_path.read_text())
         abi_path = folder / "abi.json"
@@ -178,7 +198,7 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         )
     today = datetime.date.today().isoformat()
     text = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>Release matrix</title><style>{_HTML_CSS}</style></head><body><main>"
         "<h1>Release matrix</h1>"

@@ -36,8 +36,17 @@ from matrix.releases import release
 from matrix.runtime_build import REPO, build_runtime, installed
 
 #: The files a run writes into matrix/results/<release>/ (and removes first).
-OWN_FILES = ("expectations.toml", "runtime.txt", "output.txt", "report.json", "junit.xml", "badge.json",
-             "badge.svg", "report.html", "skipped.txt")
+OWN_FILES = (
+    "expectations.toml",
+    "runtime.txt",
+    "output.txt",
+    "report.json",
+    "junit.xml",
+    "badge.json",
+    "badge.svg",
+    "report.html",
+    "skipped.txt",
+)
 
 
 def clear_own_files(out: Path) -> None:
@@ -73,8 +82,10 @@ def expectations(runtime_why: str | None, distribution_installed: bool, expected
     if runtime_why:
         lines += [f'"{pattern}" = {_toml(runtime_why)}' for pattern in ("RT-*", "NDATA-3", "NDATA-4")]
     if not distribution_installed:
-        why = ("the executorch-reference-backend distribution requires executorch>=1.5,<1.6; "
-               "its AOT side runs from source in this release")
+        why = (
+            "the executorch-reference-backend distribution requires executorch>=1.5,<1.6; "
+            "its AOT side runs from source in this release"
+        )
         # PKG-5..7 inspect the installed distribution's runtime libraries and wheel
         lines += [f'"{pattern}" = {_toml(why)}' for pattern in ("PKG-1", "PKG-3", "PKG-5", "PKG-6", "PKG-7")]
     return "\n".join(lines) + "\n"
@@ -98,15 +109,31 @@ def main() -> int:
     runtime_why = None if library else how
     distribution = bool(installed("executorch-reference-backend"))
     (out / "expectations.toml").write_text(expectations(runtime_why, distribution, rel.expected_failures))
-    (out / "runtime.txt").write_text(f"runtime library: {library} ({how})\n" if library else f"runtime: {runtime_why}\n")
+    (out / "runtime.txt").write_text(
+        f"runtime library: {library} ({how})\n" if library else f"runtime: {runtime_why}\n"
+    )
 
     env = dict(os.environ)
     if library:
         env["REFERENCE_BACKEND_LIBRARY"] = str(library)
     if not distribution:
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO / "reference_backend" / "python"), env.get("PYTHONPATH", "")])
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", "reference_backend.conformance:DESCRIPTOR",
-           "--expectations", str(out / "expectations.toml"), "--report-dir", str(out), "-n", "1"]
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(REPO / "reference_backend" / "python"), env.get("PYTHONPATH", "")]
+        )
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--backend",
+        "reference_backend.conformance:DESCRIPTOR",
+        "--expectations",
+        str(out / "expectations.toml"),
+        "--report-dir",
+        str(out),
+        "-n",
+        "1",
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     (out / "output.txt").write_text(proc.stdout + proc.stderr)
     print(proc.stdout[-3000:])

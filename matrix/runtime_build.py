@@ -44,7 +44,10 @@ def tool(name: str) -> str:
 
 def registry_library(root: Path) -> Path | None:
     """The library of this wheel that exports ``register_backend`` (see FACTS in releases.py)."""
-    candidates = [root / REGISTRY_LIBRARY, *sorted((root / "extension" / "pybindings").glob("_portable_lib*.so"))]
+    candidates = [
+        root / REGISTRY_LIBRARY,
+        *sorted((root / "extension" / "pybindings").glob("_portable_lib*.so")),
+    ]
     for path in candidates:
         if path.is_file() and exports(path, "register_backend"):
             return path
@@ -93,7 +96,9 @@ def build_runtime(version: str, build: Path, headers_from: str | None = None) ->
             whose = f"executorch {headers_from}'s include/ (this wheel ships none)"
         if library is None or not (include / "executorch" / "runtime" / "backend" / "interface.h").exists():
             return None, "no separately built backend library can join this wheel's registry: " + (
-                "the wheel ships no runtime/backend headers" if library else "no library exports register_backend"
+                "the wheel ships no runtime/backend headers"
+                if library
+                else "no library exports register_backend"
             )
         defines = [
             f"-DREFERENCE_BACKEND_EXECUTORCH_LIBRARY={library}",
@@ -102,9 +107,19 @@ def build_runtime(version: str, build: Path, headers_from: str | None = None) ->
         ]
         how = f"built with CMake against {whose}, linked to {library.relative_to(root)}"
     for cmd in (
-        [tool("cmake"), "-S", str(REPO / "reference_backend" / "runtime"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", "-DCMAKE_BUILD_TYPE=Release",
-         f"-DPython_EXECUTABLE={sys.executable}", *defines],
+        [
+            tool("cmake"),
+            "-S",
+            str(REPO / "reference_backend" / "runtime"),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DPython_EXECUTABLE={sys.executable}",
+            *defines,
+        ],
         [tool("cmake"), "--build", str(build)],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -46,11 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
     library, how = build_runtime(release, args.build / "runtime")
     result: dict = {
-        "torch": torch_version, "executorch": et_version, "python": sys.version.split()[0],
+        "torch": torch_version,
+        "executorch": et_version,
+        "python": sys.version.split()[0],
         "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
         "command": f"tox -e torch{''.join(torch_version.split('.')[:2])}",
         "export_command": shlex.join(["python", *cmd[1:]]).replace(f"{REPO}/", ""),
-        "export_exit": proc.returncode, "reference_library": how, "files": {},
+        "export_exit": proc.returncode,
+        "reference_library": how,
+        "files": {},
     }
     if manifest is None:
         tail = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()][-3:]
@@ -72,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
             (run,) = run_cases([(folder / name, manifest_path)], lib)
             cell["run"] = run
         result["files"][name] = cell
-        print(f"torch {torch_version}: {name}: exported ({len(data)} B); "
-              f"{cell['run']['status']} ({cell['run']['detail']})", flush=True)
+        print(
+            f"torch {torch_version}: {name}: exported ({len(data)} B); "
+            f"{cell['run']['status']} ({cell['run']['detail']})",
+            flush=True,
+        )
     result["seconds"] = round(time.monotonic() - started, 1)
     out = args.results / "torch"
     out.mkdir(parents=True, exist_ok=True)

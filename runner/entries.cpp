@@ -12,6 +12,7 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/backend/interface.h>
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,7 +20,6 @@
 #include <memory>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace conformance_runner {
 
@@ -71,7 +71,8 @@ struct Result {
   }
 };
 
-std::unique_ptr<Module> open_module(const std::string& dir, const std::string& file, const std::string& data) {
+std::unique_ptr<Module> open_module(const std::string& dir, const std::string& file,
+                                    const std::string& data) {
   std::vector<std::string> data_files;
   if (!data.empty()) data_files.push_back(dir + "/" + data);
   return std::make_unique<Module>(dir + "/" + file, data_files, Module::LoadMode::File);
@@ -90,7 +91,8 @@ void describe(Result& result) {
     if (!name.ok()) continue;
     step(std::string("is_available() of ") + *name);
     auto* backend = executorch::runtime::get_backend_class(*name);
-    result.text << "registered " << *name << " " << (backend != nullptr && backend->is_available() ? 1 : 0) << "\n";
+    result.text << "registered " << *name << " " << (backend != nullptr && backend->is_available() ? 1 : 0)
+                << "\n";
   }
   std::ifstream maps("/proc/self/maps");
   std::set<std::string> seen;
@@ -116,7 +118,8 @@ void execute(const std::string& dir, const Entry& entry, bool trial, Result& res
   step(load);
   auto module = open_module(dir, entry.programs[0].file, entry.data);
   const Error loaded = module->load_method("forward");
-  if (loaded != Error::Ok) return result.error(load, "loading method 'forward' failed with error " + hex(loaded));
+  if (loaded != Error::Ok)
+    return result.error(load, "loading method 'forward' failed with error " + hex(loaded));
   if (trial && entry.inputs.empty()) {
     result.text << "status ok\noutputs none\n";
     return;
@@ -124,7 +127,8 @@ void execute(const std::string& dir, const Entry& entry, bool trial, Result& res
   const std::string run = "execute of " + entry.what;
   step(run);
   auto outputs = module->execute("forward", as_values(inputs));
-  if (!outputs.ok()) return result.error(run, "executing method 'forward' failed with error " + hex(outputs.error()));
+  if (!outputs.ok())
+    return result.error(run, "executing method 'forward' failed with error " + hex(outputs.error()));
   if (!trial && !write_tensors(out, *outputs, error)) return result.error("writing the outputs", error);
   result.text << "status ok\noutputs " << outputs->size() << "\n";
 }
@@ -138,8 +142,8 @@ void repeat(const std::string& dir, const Entry& entry, Result& result) {
   std::vector<Loaded> loaded;
   for (const auto& program : entry.programs) {
     for (int copy = 0; copy < entry.copies; ++copy) {
-      const std::string what = "load of sample '" + program.name + "' (copy " + std::to_string(copy + 1) + " of " +
-                               std::to_string(entry.copies) + ")";
+      const std::string what = "load of sample '" + program.name + "' (copy " + std::to_string(copy + 1) +
+                               " of " + std::to_string(entry.copies) + ")";
       step(what);
       auto module = open_module(dir, program.file, "");
       const Error e = module->load_method("forward");
@@ -163,9 +167,12 @@ void repeat(const std::string& dir, const Entry& entry, Result& result) {
                                ", round " + std::to_string(round + 1) + ")";
       step(what);
       auto outputs = m.module->execute("forward", as_values(inputs));
-      if (!outputs.ok()) return result.error(what, "executing method 'forward' failed with error " + hex(outputs.error()));
-      const std::string file = entry.id + "-" + m.name + "-" + std::to_string(m.copy) + "-" + std::to_string(round) + ".bin";
-      if (!write_tensors(dir + "/results/" + file, *outputs, error)) return result.error("writing the outputs", error);
+      if (!outputs.ok())
+        return result.error(what, "executing method 'forward' failed with error " + hex(outputs.error()));
+      const std::string file =
+          entry.id + "-" + m.name + "-" + std::to_string(m.copy) + "-" + std::to_string(round) + ".bin";
+      if (!write_tensors(dir + "/results/" + file, *outputs, error))
+        return result.error("writing the outputs", error);
       result.text << "output " << m.name << " " << m.copy << " " << round << " " << file << "\n";
     }
   }

@@ -16,13 +16,13 @@
 
 #include <executorch/runtime/platform/runtime.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #ifndef CONFORMANCE_RUNNER_VERSION
 #define CONFORMANCE_RUNNER_VERSION "0.0.0"

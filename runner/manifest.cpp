@@ -39,10 +39,12 @@ bool read_manifest(const std::string& path, std::vector<Entry>& entries, std::st
     words >> key;
     if (number == 1 || (entries.empty() && !open && key == kMagic)) {
       int format = 0;
-      if (key != kMagic || !(words >> format)) return fail(error, number, "not an executorch-conformance bundle");
+      if (key != kMagic || !(words >> format))
+        return fail(error, number, "not an executorch-conformance bundle");
       if (format != kFormat) {
-        return fail(error, number, "bundle format " + std::to_string(format) + ", this runner reads format " +
-                                       std::to_string(kFormat));
+        return fail(error, number,
+                    "bundle format " + std::to_string(format) + ", this runner reads format " +
+                        std::to_string(kFormat));
       }
       continue;
     }
@@ -68,10 +70,12 @@ bool read_manifest(const std::string& path, std::vector<Entry>& entries, std::st
     } else if (key == "inputs") {
       if (!(words >> current.inputs)) return fail(error, number, "expected 'inputs <file>'");
     } else if (key == "copies") {
-      if (!(words >> current.copies) || current.copies < 1) return fail(error, number, "expected 'copies <n>=1..>'");
+      if (!(words >> current.copies) || current.copies < 1)
+        return fail(error, number, "expected 'copies <n>=1..>'");
     } else if (key == "round") {
       Round r;
-      if (!(words >> r.index >> r.name >> r.file)) return fail(error, number, "expected 'round <i> <name> <file>'");
+      if (!(words >> r.index >> r.name >> r.file))
+        return fail(error, number, "expected 'round <i> <name> <file>'");
       current.rounds.push_back(r);
     } else {
       return fail(error, number, "unknown directive '" + key + "'");

@@ -25,8 +25,8 @@ bool put(std::FILE* f, const T& value) {
   return std::fwrite(&value, sizeof(T), 1, f) == 1;
 }
 
-bool put_tensor(std::FILE* f, int32_t type, const std::vector<int64_t>& sizes, const std::vector<uint8_t>& order,
-                const void* data, uint64_t nbytes) {
+bool put_tensor(std::FILE* f, int32_t type, const std::vector<int64_t>& sizes,
+                const std::vector<uint8_t>& order, const void* data, uint64_t nbytes) {
   bool ok = put(f, type) && put(f, static_cast<uint32_t>(sizes.size()));
   for (int64_t s : sizes) ok = ok && put(f, s);
   for (uint8_t d : order) ok = ok && put(f, d);
@@ -72,8 +72,8 @@ std::vector<executorch::extension::TensorPtr> read_tensors(const std::string& pa
       error = path + ": tensor " + std::to_string(i) + " is truncated or malformed";
       break;
     }
-    tensors.push_back(executorch::extension::make_tensor_ptr(std::move(sizes), std::move(data), std::move(order),
-                                                             {}, static_cast<ScalarType>(type)));
+    tensors.push_back(executorch::extension::make_tensor_ptr(
+        std::move(sizes), std::move(data), std::move(order), {}, static_cast<ScalarType>(type)));
   }
   std::fclose(f);
   return tensors;

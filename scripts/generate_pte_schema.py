@@ -69,9 +69,7 @@ def find_wheel_schema_dir() -> tuple[Path, str]:
     try:
         dist = importlib.metadata.distribution("executorch")
     except importlib.metadata.PackageNotFoundError as exc:
-        raise GenerationError(
-            "executorch is not installed; install it or pass --schema-dir"
-        ) from exc
+        raise GenerationError("executorch is not installed; install it or pass --schema-dir") from exc
     for rel in WHEEL_SCHEMA_DIRS:
         candidate = Path(str(dist.locate_file(rel)))
         if (candidate / ROOT_SCHEMA).is_file():

@@ -19,7 +19,18 @@ from conformance.checks import (
 )
 from conformance.registry import Check
 
-MODULES = (aot, blob, serialization, runtime, named_data, operators, quantized, dynamic, composition, packaging)
+MODULES = (
+    aot,
+    blob,
+    serialization,
+    runtime,
+    named_data,
+    operators,
+    quantized,
+    dynamic,
+    composition,
+    packaging,
+)
 
 
 @functools.cache

@@ -48,9 +48,14 @@ def tags_consistent(ctx: Context) -> None:
     for name in ctx.delegated_samples():
         for r in ctx.partition_records(name):
             unknown = r.node_tags - set(r.tags)
-            ensure(not unknown, f"{r.partitioner} tagged nodes with {sorted(unknown)}, which partition_tags lacks")
+            ensure(
+                not unknown,
+                f"{r.partitioner} tagged nodes with {sorted(unknown)}, which partition_tags lacks",
+            )
             unused = set(r.tags) - r.node_tags
-            ensure(not unused, f"{r.partitioner} returned partition_tags {sorted(unused)} that no node carries")
+            ensure(
+                not unused, f"{r.partitioner} returned partition_tags {sorted(unused)} that no node carries"
+            )
 
 
 @check("AOT-4", "C-AOT-4", "only operators the backend declares are delegated")
@@ -95,7 +100,11 @@ def preprocess_deterministic(ctx: Context) -> None:
     sample = ctx.delegated_samples()[0] if ctx.delegated_samples() else None
     if sample is not None:
         first = [d.data for d in ctx.backend_delegates(sample)]
-        fresh = [d.data for d in ctx.read(ctx.lower_in_new_process(sample).pte_bytes).delegates() if d.backend_id == own]
+        fresh = [
+            d.data
+            for d in ctx.read(ctx.lower_in_new_process(sample).pte_bytes).delegates()
+            if d.backend_id == own
+        ]
         _differ(first, fresh, sample, "a lowering in a new process")
 
 
@@ -103,7 +112,9 @@ def preprocess_deterministic(ctx: Context) -> None:
 def compile_specs_reach_pte(ctx: Context) -> None:
     own = ctx.descriptor.backend_id
     for name in ctx.delegated_samples():
-        wanted = sorted({spec[1] for r in ctx.partition_records(name) for spec in r.tags.values() if spec[0] == own})
+        wanted = sorted(
+            {spec[1] for r in ctx.partition_records(name) for spec in r.tags.values() if spec[0] == own}
+        )
         stored = sorted({d.compile_specs for d in ctx.backend_delegates(name)})
         ensure(
             stored == wanted,

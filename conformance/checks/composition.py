@@ -27,24 +27,39 @@ def _support(ctx: Context) -> CompositionSupport:
 
 def _flow(ctx: Context) -> dict[str, Any]:
     support = _support(ctx)
-    return ctx._shared(("composition",), lambda: ctx._call(
-        TASK, support.sample, what=f"lowering sample model {support.sample!r} with XnnpackPartitioner() last"))
+    return ctx._shared(
+        ("composition",),
+        lambda: ctx._call(
+            TASK,
+            support.sample,
+            what=f"lowering sample model {support.sample!r} with XnnpackPartitioner() last",
+        ),
+    )
 
 
-@check("CMP-1", "C-CMP-1", "lowered with XnnpackPartitioner() after the backend's, the program has both delegates",
-       applies_if="composition")
+@check(
+    "CMP-1",
+    "C-CMP-1",
+    "lowered with XnnpackPartitioner() after the backend's, the program has both delegates",
+    applies_if="composition",
+)
 def both_delegates(ctx: Context) -> str:
     flow = _flow(ctx)
     name = _support(ctx).sample
     ids = [d.backend_id for d in ctx.read(flow["pte"]).delegates()]
     backend_id = ctx.descriptor.backend_id
-    ensure(backend_id in ids, f"sample {name!r} lowered with XNNPACK last has no {backend_id} delegate (delegates: "
-           f"{ids})")
+    ensure(
+        backend_id in ids,
+        f"sample {name!r} lowered with XNNPACK last has no {backend_id} delegate (delegates: {ids})",
+    )
     if XNNPACK_ID not in ids:
         mine = sorted({op for b, op in flow["claimed"] if b == backend_id})
         foreign = [op for op in mine if op not in ctx.descriptor.supported_ops]
-        detail = (f"; it claimed {', '.join(foreign)}, not in its supported_ops" if foreign
-                  else f"; it claimed {', '.join(mine)}")
+        detail = (
+            f"; it claimed {', '.join(foreign)}, not in its supported_ops"
+            if foreign
+            else f"; it claimed {', '.join(mine)}"
+        )
         raise CheckFailed(
             f"sample {name!r} lowered with [{backend_id}'s partitioners, XnnpackPartitioner()] has no {XNNPACK_ID} "
             f"delegate: the backend's partitioner left XNNPACK nothing{detail}"
@@ -52,8 +67,12 @@ def both_delegates(ctx: Context) -> str:
     return f"delegates in order: {ids}"
 
 
-@check("CMP-2", "C-CMP-2", "the program with both delegates loads and matches eager PyTorch",
-       applies_if="composition")
+@check(
+    "CMP-2",
+    "C-CMP-2",
+    "the program with both delegates loads and matches eager PyTorch",
+    applies_if="composition",
+)
 def composed_numerics(ctx: Context) -> None:
     flow = _flow(ctx)
     name = _support(ctx).sample

@@ -27,12 +27,22 @@ def _support(ctx: Context) -> DynamicShapesSupport:
 
 def _flow(ctx: Context) -> dict[str, Any]:
     support = _support(ctx)
-    return ctx._shared(("dynamic_shapes",), lambda: ctx._call(
-        TASK, support.sample, what=f"export with dynamic shapes and lowering of sample model {support.sample!r}"))
+    return ctx._shared(
+        ("dynamic_shapes",),
+        lambda: ctx._call(
+            TASK,
+            support.sample,
+            what=f"export with dynamic shapes and lowering of sample model {support.sample!r}",
+        ),
+    )
 
 
-@check("DYN-1", "C-DYN-1", "a program with bounded dynamic dimensions runs at sizes 1, between and at the bounds",
-       applies_if="dynamic_shapes")
+@check(
+    "DYN-1",
+    "C-DYN-1",
+    "a program with bounded dynamic dimensions runs at sizes 1, between and at the bounds",
+    applies_if="dynamic_shapes",
+)
 def runs_within_bounds(ctx: Context) -> str:
     flow = _flow(ctx)
     name = _support(ctx).sample
@@ -48,8 +58,12 @@ def runs_within_bounds(ctx: Context) -> str:
     return f"bounds {flow['bounds']}; ran input shapes {', '.join(ran)}"
 
 
-@check("DYN-2", "C-DYN-2", "a size above a bound is refused with an error, never a crash or an output",
-       applies_if="dynamic_shapes")
+@check(
+    "DYN-2",
+    "C-DYN-2",
+    "a size above a bound is refused with an error, never a crash or an output",
+    applies_if="dynamic_shapes",
+)
 def refuses_above_bound(ctx: Context) -> str:
     flow = _flow(ctx)
     name = _support(ctx).sample
@@ -66,6 +80,12 @@ def refuses_above_bound(ctx: Context) -> str:
             )
         lines = [line.strip() for line in log.splitlines() if line.strip() and "step]" not in line]
         own = [line for line in lines if f"{ctx.descriptor.backend_id}:" in line]
-        where = f"the backend logged: {own[-1]}" if own else f"last log line: {lines[-1]}" if lines else "no log line"
+        where = (
+            f"the backend logged: {own[-1]}"
+            if own
+            else f"last log line: {lines[-1]}"
+            if lines
+            else "no log line"
+        )
         notes.append(f"{case['label']}: refused ({error}; {where[:200]})")
     return "; ".join(notes)

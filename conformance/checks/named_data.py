@@ -95,8 +95,11 @@ def _lowered(ctx: Context) -> NamedDataLowered:
 def _blobs(ctx: Context, lowered: NamedDataLowered) -> list[bytes]:
     sample = ctx.require_named_data().sample
     blobs = [d.data for d in read_pte(lowered.pte).delegates() if d.backend_id == ctx.descriptor.backend_id]
-    ensure(bool(blobs), f"named-data sample {sample!r} lowered with named_data.make_partitioners() has no "
-           f"{ctx.descriptor.backend_id} delegate")
+    ensure(
+        bool(blobs),
+        f"named-data sample {sample!r} lowered with named_data.make_partitioners() has no "
+        f"{ctx.descriptor.backend_id} delegate",
+    )
     return blobs
 
 
@@ -119,7 +122,12 @@ def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
 # --------------------------------------------------------------------------- checks
 
 
-@check("NDATA-1", "C-NDATA-1", "the named data each blob needs is in the .pte or the .ptd written with it", applies_if="named_data")
+@check(
+    "NDATA-1",
+    "C-NDATA-1",
+    "the named data each blob needs is in the .pte or the .ptd written with it",
+    applies_if="named_data",
+)
 def keys_present(ctx: Context) -> None:
     lowered = _lowered(ctx)
     sample = ctx.require_named_data().sample
@@ -139,22 +147,41 @@ def keys_present(ctx: Context) -> None:
         try:
             keys = list(required(blob))
         except Exception as exc:
-            raise CheckFailed(f"named_data.required_keys(blob {i}) failed: {type(exc).__name__}: {exc}") from exc
+            raise CheckFailed(
+                f"named_data.required_keys(blob {i}) failed: {type(exc).__name__}: {exc}"
+            ) from exc
         needed += len(keys)
         for key, file in keys:
             if file is None:
-                ensure(key in in_pte, f"blob {i} of {sample!r} needs named data {key!r} inside the .pte, "
-                       f"which lacks it (the .pte has {len(in_pte)} named blobs)")
+                ensure(
+                    key in in_pte,
+                    f"blob {i} of {sample!r} needs named data {key!r} inside the .pte, "
+                    f"which lacks it (the .pte has {len(in_pte)} named blobs)",
+                )
             else:
-                ensure(file in lowered.data_files, f"blob {i} of {sample!r} needs named data {key!r} from "
-                       f"{file!r}, but lowering wrote {sorted(lowered.data_files)}")
-                ensure(key in in_ptd or key in in_pte, f"blob {i} of {sample!r} needs named data {key!r} "
-                       f"from {file!r}, which lacks it ({len(in_ptd)} keys)")
-    ensure(needed > 0, f"named-data sample {sample!r}: required_keys() says no blob needs named data, "
-           f"yet {data_file.name} was written")
+                ensure(
+                    file in lowered.data_files,
+                    f"blob {i} of {sample!r} needs named data {key!r} from "
+                    f"{file!r}, but lowering wrote {sorted(lowered.data_files)}",
+                )
+                ensure(
+                    key in in_ptd or key in in_pte,
+                    f"blob {i} of {sample!r} needs named data {key!r} "
+                    f"from {file!r}, which lacks it ({len(in_ptd)} keys)",
+                )
+    ensure(
+        needed > 0,
+        f"named-data sample {sample!r}: required_keys() says no blob needs named data, "
+        f"yet {data_file.name} was written",
+    )
 
 
-@check("NDATA-2", "C-NDATA-2", "with named data on, each delegate blob stays under the declared size", applies_if="named_data")
+@check(
+    "NDATA-2",
+    "C-NDATA-2",
+    "with named data on, each delegate blob stays under the declared size",
+    applies_if="named_data",
+)
 def blob_size_bounded(ctx: Context) -> None:
     lowered = _lowered(ctx)
     support = ctx.require_named_data()
@@ -166,7 +193,12 @@ def blob_size_bounded(ctx: Context) -> None:
         )
 
 
-@check("NDATA-3", "C-NDATA-3", "the program loaded with its .ptd runs and matches eager PyTorch", applies_if="named_data")
+@check(
+    "NDATA-3",
+    "C-NDATA-3",
+    "the program loaded with its .ptd runs and matches eager PyTorch",
+    applies_if="named_data",
+)
 def runs_with_data_file(ctx: Context) -> None:
     import inspect
 
@@ -183,12 +215,23 @@ def runs_with_data_file(ctx: Context) -> None:
     support = ctx.require_named_data()
     model = ctx.descriptor.sample(support.sample)
     sample = ctx.sample(support.sample)
-    actual = ctx.execute(lowered.pte_path, sample.inputs, f"named-data sample {support.sample!r} with {data_file.name}",
-                         data_path=data_file)
-    assert_outputs_close(f"named-data sample {support.sample!r}", actual, sample.expected, model.rtol, model.atol)
+    actual = ctx.execute(
+        lowered.pte_path,
+        sample.inputs,
+        f"named-data sample {support.sample!r} with {data_file.name}",
+        data_path=data_file,
+    )
+    assert_outputs_close(
+        f"named-data sample {support.sample!r}", actual, sample.expected, model.rtol, model.atol
+    )
 
 
-@check("NDATA-4", "C-NDATA-4", "without its .ptd the program fails to load, with a log line naming what is missing", applies_if="named_data")
+@check(
+    "NDATA-4",
+    "C-NDATA-4",
+    "without its .ptd the program fails to load, with a log line naming what is missing",
+    applies_if="named_data",
+)
 def fails_without_data_file(ctx: Context) -> None:
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)

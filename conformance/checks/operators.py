@@ -53,7 +53,9 @@ def _note(ctx: Context, found: list[runner.CaseResult], extra: str = "") -> str 
     return "; ".join(parts) or None
 
 
-@check("OPS-1", "C-OPS-1", "every corpus case of every declared operator and dtype is delegated to the backend")
+@check(
+    "OPS-1", "C-OPS-1", "every corpus case of every declared operator and dtype is delegated to the backend"
+)
 def operators_delegated(ctx: Context) -> str | None:
     _require_declared(ctx)
     found = runner.results(ctx, execute=False)
@@ -78,5 +80,9 @@ def operators_compute(ctx: Context) -> str | None:
     if not ran:
         raise CheckFailed("no declared operator case was delegated, so none could run (see OPS-1)")
     skipped = len(found) - ran
-    return _note(ctx, found, f"{ran} delegated cases matched eager PyTorch"
-                 + (f"; {skipped} not delegated were not run (OPS-1)" if skipped else ""))
+    return _note(
+        ctx,
+        found,
+        f"{ran} delegated cases matched eager PyTorch"
+        + (f"; {skipped} not delegated were not run (OPS-1)" if skipped else ""),
+    )

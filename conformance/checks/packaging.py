@@ -25,7 +25,9 @@ def _distribution(ctx: Context) -> importlib.metadata.Distribution:
     try:
         return importlib.metadata.distribution(ctx.descriptor.distribution)
     except importlib.metadata.PackageNotFoundError:
-        raise CheckFailed(f"distribution {ctx.descriptor.distribution!r} is not installed in this environment") from None
+        raise CheckFailed(
+            f"distribution {ctx.descriptor.distribution!r} is not installed in this environment"
+        ) from None
 
 
 def _unmarked_executorch_requirements(dist: importlib.metadata.Distribution) -> list[Requirement]:
@@ -59,8 +61,10 @@ def admitted_minors(specifier: SpecifierSet) -> list[tuple[int, int]]:
 def requirement_problem(specifier: SpecifierSet, spelled: str) -> str | None:
     """Why an executorch requirement ``spelled`` (its SpecifierSet ``specifier``) is not pinned to
     one minor release, or None. ``~=1.5`` admits 1.5 to 1.x; ``~=1.5.0`` and ``>=1.5,<1.6`` admit 1.5 only."""
-    fix = ("pin the one minor release the runtime library is built for, for example executorch>=1.5,<1.6 "
-           "or executorch~=1.5.0 (docs/version-policy.md)")
+    fix = (
+        "pin the one minor release the runtime library is built for, for example executorch>=1.5,<1.6 "
+        "or executorch~=1.5.0 (docs/version-policy.md)"
+    )
     minors = admitted_minors(specifier)
     if not minors:
         return f"{spelled} admits no executorch release at all: {fix}"
@@ -75,10 +79,12 @@ def requirement_problem(specifier: SpecifierSet, spelled: str) -> str | None:
         for spec in specifier:
             if spec.operator == "~=" and len(Version(spec.version).release) == 2:
                 v = Version(spec.version)
-                hint = (f" ({spec} means >={v},<{v.major + 1}; ~={v}.0 means >={v}.0,<{v.major}.{v.minor + 1})")
+                hint = f" ({spec} means >={v},<{v.major + 1}; ~={v}.0 means >={v}.0,<{v.major}.{v.minor + 1})"
         if Version("0.0.0") in specifier:
-            return (f"{spelled} has no lower bound: it admits {span.replace(first_text, '0.0.0', 1)} "
-                    f"(executorch {second[0]}.{second[1]} among them): {fix}")
+            return (
+                f"{spelled} has no lower bound: it admits {span.replace(first_text, '0.0.0', 1)} "
+                f"(executorch {second[0]}.{second[1]} among them): {fix}"
+            )
         return (
             f"{spelled} admits more than one minor release, {span} (executorch {second[0]}.{second[1]} among "
             f"them){hint}, but a runtime library is built for one: {fix}"
@@ -133,8 +139,10 @@ def _dynamic_import(node: ast.Call, importlib_names: set[str], import_module_nam
     func = node.func
     is_dunder = isinstance(func, ast.Name) and func.id == "__import__"
     is_import_module = (
-        isinstance(func, ast.Attribute) and func.attr == "import_module"
-        and isinstance(func.value, ast.Name) and func.value.id in importlib_names
+        isinstance(func, ast.Attribute)
+        and func.attr == "import_module"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in importlib_names
     ) or (isinstance(func, ast.Name) and func.id in import_module_names)
     if not (is_dunder or is_import_module) or not node.args:
         return None
@@ -143,8 +151,11 @@ def _dynamic_import(node: ast.Call, importlib_names: set[str], import_module_nam
         return None
     name = first.value
     if name.startswith(".") and is_import_module:
-        package = node.args[1] if len(node.args) > 1 else next(
-            (k.value for k in node.keywords if k.arg == "package"), None)
+        package = (
+            node.args[1]
+            if len(node.args) > 1
+            else next((k.value for k in node.keywords if k.arg == "package"), None)
+        )
         if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
             return None
         try:
@@ -237,7 +248,9 @@ def _runtime_libraries(ctx: Context) -> list[Path]:
     try:
         return [Path(p) for p in ctx.descriptor.runtime_libraries()]
     except Exception as exc:  # noqa: BLE001  the vendor's code
-        raise CheckFailed(f"the descriptor's runtime_libraries() raised {type(exc).__name__}: {exc}") from None
+        raise CheckFailed(
+            f"the descriptor's runtime_libraries() raised {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _read(path: Path):
@@ -267,12 +280,16 @@ def runpath_problems(library: Path, roots: list[Path]) -> list[str]:
         for entry in entries:
             where = expand(entry, origin)
             if where is None:
-                problems.append(f"{library}: {kind} entry {entry!r} is relative to the current directory of "
-                                "whatever process loads it")
+                problems.append(
+                    f"{library}: {kind} entry {entry!r} is relative to the current directory of "
+                    "whatever process loads it"
+                )
             elif not inside(where, roots):
-                how = ("escapes the environment: it is" if "ORIGIN" in entry else "is an absolute path")
-                problems.append(f"{library}: {kind} entry {entry!r} {how} {where}, outside the installed "
-                                f"environment {sys.prefix}")
+                how = "escapes the environment: it is" if "ORIGIN" in entry else "is an absolute path"
+                problems.append(
+                    f"{library}: {kind} entry {entry!r} {how} {where}, outside the installed "
+                    f"environment {sys.prefix}"
+                )
     return problems
 
 
@@ -306,12 +323,16 @@ def needed_problems(library: Path, roots: list[Path]) -> list[str]:
     problems = []
     for r in resolve_needed(_read(library)):
         if r.path is None:
-            problems.append(f"{library}: NEEDED {r.name} is found neither through its RPATH/RUNPATH nor in "
-                            "the system's library directories (LD_LIBRARY_PATH does not count: users do not "
-                            "have yours)")
+            problems.append(
+                f"{library}: NEEDED {r.name} is found neither through its RPATH/RUNPATH nor in "
+                "the system's library directories (LD_LIBRARY_PATH does not count: users do not "
+                "have yours)"
+            )
         elif not (inside(r.path, roots) or inside(r.path, system)):
-            problems.append(f"{library}: NEEDED {r.name} resolves to {r.path} (through {r.via}), outside the "
-                            f"installed environment {sys.prefix} and the system's library directories")
+            problems.append(
+                f"{library}: NEEDED {r.name} resolves to {r.path} (through {r.via}), outside the "
+                f"installed environment {sys.prefix} and the system's library directories"
+            )
     return problems
 
 
@@ -366,8 +387,13 @@ def audit_wheel(wheel: Path) -> dict:
     import json
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", "--json", str(wheel)],
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditwheel", "show", "--json", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     try:
         data = json.loads(proc.stdout)
     except ValueError:
@@ -388,30 +414,40 @@ def wheel_tag_problems(wheel: Path, audit: dict, provided: set[str]) -> tuple[li
         _, _, _, tags = parse_wheel_filename(wheel.name)
     except InvalidWheelFilename as exc:
         return [f"{wheel.name} is not a valid wheel file name ({exc})"], ""
-    external = {name: path for name, path in (audit.get("external_libs") or {}).items() if name not in provided}
+    external = {
+        name: path for name, path in (audit.get("external_libs") or {}).items() if name not in provided
+    }
     sym_tag = audit.get("sym_tag") or audit.get("overall_tag") or "?"
     found = _glibc_of(sym_tag)
     summary = f"auditwheel: symbol versions need {sym_tag}"
     if provided & set(audit.get("external_libs") or {}):
-        summary += (f"; {', '.join(sorted(provided & set(audit['external_libs'])))} come from other "
-                    "distributions in the environment")
+        summary += (
+            f"; {', '.join(sorted(provided & set(audit['external_libs'])))} come from other "
+            "distributions in the environment"
+        )
     problems = []
     for platform_tag in sorted({t.platform for t in tags}):
         claimed = _glibc_of(platform_tag)
         if platform_tag == "any":
-            problems.append(f"{wheel.name} is tagged for any platform but holds ELF libraries "
-                            f"(auditwheel: {audit.get('overall_tag')})")
+            problems.append(
+                f"{wheel.name} is tagged for any platform but holds ELF libraries "
+                f"(auditwheel: {audit.get('overall_tag')})"
+            )
         elif claimed is None:
             continue  # linux_<arch>: a local build that promises no portability
         elif external:
             libs = ", ".join(f"{n} ({p or 'not found'})" for n, p in sorted(external.items()))
-            problems.append(f"{wheel.name} is tagged {platform_tag}, but it needs {libs}, which no "
-                            f"{platform_tag} system provides (auditwheel: consistent with "
-                            f"{audit.get('overall_tag')} only)")
+            problems.append(
+                f"{wheel.name} is tagged {platform_tag}, but it needs {libs}, which no "
+                f"{platform_tag} system provides (auditwheel: consistent with "
+                f"{audit.get('overall_tag')} only)"
+            )
         elif found is None or found[1] != claimed[1] or found[0] > claimed[0]:
-            problems.append(f"{wheel.name} is tagged {platform_tag}, but auditwheel finds its symbol versions "
-                            f"need {sym_tag}: pip would install it on systems where it fails to load; tag it "
-                            f"{sym_tag} or build it on an older glibc (a manylinux image)")
+            problems.append(
+                f"{wheel.name} is tagged {platform_tag}, but auditwheel finds its symbol versions "
+                f"need {sym_tag}: pip would install it on systems where it fails to load; tag it "
+                f"{sym_tag} or build it on an older glibc (a manylinux image)"
+            )
     return problems, summary
 
 

@@ -52,7 +52,9 @@ def registers(ctx: Context) -> str | None:
         "load_runtime(): the backend was registered by another library",
     )
     if not load.libraries:
-        return "the descriptor names no runtime library, so which library registered the backend is not checked"
+        return (
+            "the descriptor names no runtime library, so which library registered the backend is not checked"
+        )
     return None
 
 
@@ -91,7 +93,10 @@ def repeated_and_concurrent_methods(ctx: Context) -> None:
             for copy in range(COPIES):
                 assert_outputs_close(
                     f"round {r + 1}, copy {copy + 1} of sample {model.name!r}",
-                    results[(model.name, copy, r)], expected[r][model.name], model.rtol, model.atol,
+                    results[(model.name, copy, r)],
+                    expected[r][model.name],
+                    model.rtol,
+                    model.atol,
                 )
 
 
@@ -116,22 +121,41 @@ def forgeries(blob: bytes) -> list[Forgery]:
     newer_writer_major = (b0 + 1, 0, 0)
     newer_writer_minor = (b0, b1 + 1, 0)
     return [
-        Forgery(f"blob format {major + 1}.{minor} from a newer backend release",
-                with_header_fields(blob, blob_format=(major + 1, minor), backend_version=newer_writer_major),
-                f"{major + 1}.{minor}", written),
-        Forgery(f"blob format {major}.{minor + 1} from a newer backend release",
-                with_header_fields(blob, blob_format=(major, minor + 1), backend_version=newer_writer_minor),
-                f"{major}.{minor + 1}", written),
-        Forgery(f"blob format {major + 1}.0 claimed by this backend version (an altered blob)",
-                with_header_fields(blob, blob_format=(major + 1, 0)), f"{major + 1}.0", written),
-        Forgery(f"header format {h.header_format_version + 1}",
-                with_header_fields(blob, header_format=h.header_format_version + 1),
-                str(h.header_format_version + 1), str(h.header_format_version)),
-        Forgery("header format 0", with_header_fields(blob, header_format=0), "0", str(h.header_format_version)),
+        Forgery(
+            f"blob format {major + 1}.{minor} from a newer backend release",
+            with_header_fields(blob, blob_format=(major + 1, minor), backend_version=newer_writer_major),
+            f"{major + 1}.{minor}",
+            written,
+        ),
+        Forgery(
+            f"blob format {major}.{minor + 1} from a newer backend release",
+            with_header_fields(blob, blob_format=(major, minor + 1), backend_version=newer_writer_minor),
+            f"{major}.{minor + 1}",
+            written,
+        ),
+        Forgery(
+            f"blob format {major + 1}.0 claimed by this backend version (an altered blob)",
+            with_header_fields(blob, blob_format=(major + 1, 0)),
+            f"{major + 1}.0",
+            written,
+        ),
+        Forgery(
+            f"header format {h.header_format_version + 1}",
+            with_header_fields(blob, header_format=h.header_format_version + 1),
+            str(h.header_format_version + 1),
+            str(h.header_format_version),
+        ),
+        Forgery(
+            "header format 0", with_header_fields(blob, header_format=0), "0", str(h.header_format_version)
+        ),
     ]
 
 
-@check("RT-5", "C-RT-5", "a blob claiming an incompatible version is refused with DelegateInvalidCompatibility and a log line")
+@check(
+    "RT-5",
+    "C-RT-5",
+    "a blob claiming an incompatible version is refused with DelegateInvalidCompatibility and a log line",
+)
 def refuses_incompatible_blob(ctx: Context) -> None:
     ctx.require_runtime()
     name = ctx.primary
@@ -140,7 +164,9 @@ def refuses_incompatible_blob(ctx: Context) -> None:
     try:
         cases = forgeries(delegates[0].data)
     except HeaderError as exc:
-        raise CheckFailed(f"cannot forge an incompatible blob: the blob has no contract header ({exc})") from None
+        raise CheckFailed(
+            f"cannot forge an incompatible blob: the blob has no contract header ({exc})"
+        ) from None
     version = ctx.descriptor.version
     for case in cases:
         forged = replace_delegate_data(ctx.pte(name), delegates[0], case.blob)
@@ -156,8 +182,11 @@ def refuses_incompatible_blob(ctx: Context) -> None:
             "(DelegateInvalidCompatibility)",
         )
         lines = [
-            line for line in log_text.splitlines()
-            if names(line, case.forged) and names_in_range(line, case.supported) and names_release(line, version)
+            line
+            for line in log_text.splitlines()
+            if names(line, case.forged)
+            and names_in_range(line, case.supported)
+            and names_release(line, version)
         ]
         ensure(
             bool(lines),
@@ -180,4 +209,7 @@ def unregistered_backend(ctx: Context) -> None:
     if error is None:
         raise CheckFailed(f"a program naming the unregistered backend {missing!r} loaded anyway")
     ensure(re.search(r"0x:?20\b", error) is not None, f"expected error 0x20 (NotFound), got {error!r}")
-    ensure(missing in log_text, f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}")
+    ensure(
+        missing in log_text,
+        f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}",
+    )

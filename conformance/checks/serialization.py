@@ -30,7 +30,9 @@ def delegate_data_present(ctx: Context) -> None:
     for model in ctx.descriptor.sample_models:
         delegates = ctx.backend_delegates(model.name)
         if model.delegated:
-            ensure(bool(delegates), f"sample {model.name!r} is declared delegated but the .pte has no delegate")
+            ensure(
+                bool(delegates), f"sample {model.name!r} is declared delegated but the .pte has no delegate"
+            )
         for i, d in enumerate(delegates):
             ensure(len(d.data) > 0, f"sample {model.name!r}: delegate {i} has empty processed data")
 

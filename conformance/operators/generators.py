@@ -66,57 +66,175 @@ def _values(kind: str, dtype: str) -> str:
     return "normal" if kind == "unit" and not is_float(dtype) else kind
 
 
-def unary(op: str, fn: Callable, tolerance: Tolerance, values: str = "normal", *, stress: str | None = "stress",
-          special: bool = False, args: str = "") -> Callable[[str], list[Case]]:
+def unary(
+    op: str,
+    fn: Callable,
+    tolerance: Tolerance,
+    values: str = "normal",
+    *,
+    stress: str | None = "stress",
+    special: bool = False,
+    args: str = "",
+) -> Callable[[str], list[Case]]:
     """Cases of a one-input elementwise operator: UNARY_SHAPES with ``values``, a channels-last input,
     stress values (``stress``: "stress", "stress:positive" or None), inf/NaN if ``special``, and a
     large input for float32."""
 
     def cases(dtype: str) -> list[Case]:
         v = _values(values, dtype)
-        out = [Case(op, dtype, name, (Input(shape, dtype, v),), call(fn), tolerance, frozenset(t), args=args)
-               for name, shape, t in UNARY_SHAPES]
-        out.append(Case(op, dtype, "channels_last", (Input((2, 3, 4, 5), dtype, v, channels_last=True),),
-                        call(fn), tolerance, frozenset({"channels_last"}), args=args))
+        out = [
+            Case(op, dtype, name, (Input(shape, dtype, v),), call(fn), tolerance, frozenset(t), args=args)
+            for name, shape, t in UNARY_SHAPES
+        ]
+        out.append(
+            Case(
+                op,
+                dtype,
+                "channels_last",
+                (Input((2, 3, 4, 5), dtype, v, channels_last=True),),
+                call(fn),
+                tolerance,
+                frozenset({"channels_last"}),
+                args=args,
+            )
+        )
         if stress:
-            out.append(Case(op, dtype, "stress", (Input((4, 6), dtype, stress),), call(fn), tolerance,
-                            frozenset({"stress"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "stress",
+                    (Input((4, 6), dtype, stress),),
+                    call(fn),
+                    tolerance,
+                    frozenset({"stress"}),
+                    args=args,
+                )
+            )
         if special and is_float(dtype):
-            out.append(Case(op, dtype, "inf_nan", (Input((3, 5), dtype, "special"),), call(fn), tolerance,
-                            frozenset({"inf_nan"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "inf_nan",
+                    (Input((3, 5), dtype, "special"),),
+                    call(fn),
+                    tolerance,
+                    frozenset({"inf_nan"}),
+                    args=args,
+                )
+            )
         if dtype == FLOAT32:
-            out.append(Case(op, dtype, "large", (Input((65, 1601), dtype, v),), call(fn), tolerance,
-                            frozenset({"large"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "large",
+                    (Input((65, 1601), dtype, v),),
+                    call(fn),
+                    tolerance,
+                    frozenset({"large"}),
+                    args=args,
+                )
+            )
         return out
 
     return cases
 
 
-def binary(op: str, fn: Callable, tolerance: Tolerance, values: str = "normal", rhs: str | None = None, *,
-           stress: str | None = "stress", special: bool = False, args: str = "") -> Callable[[str], list[Case]]:
+def binary(
+    op: str,
+    fn: Callable,
+    tolerance: Tolerance,
+    values: str = "normal",
+    rhs: str | None = None,
+    *,
+    stress: str | None = "stress",
+    special: bool = False,
+    args: str = "",
+) -> Callable[[str], list[Case]]:
     """Cases of a two-input elementwise operator: BINARY_SHAPES (same shapes and broadcast), mixed
     channels-last and contiguous operands, stress values, inf/NaN if ``special``, a large pair."""
     rhs = rhs or values
 
     def cases(dtype: str) -> list[Case]:
         a, b = _values(values, dtype), _values(rhs, dtype)
-        out = [Case(op, dtype, name, (Input(sa, dtype, a), Input(sb, dtype, b)), call(fn), tolerance,
-                    frozenset(t), args=args) for name, sa, sb, t in BINARY_SHAPES]
-        out.append(Case(op, dtype, "channels_last_both",
-                        (Input((2, 3, 4, 5), dtype, a, True), Input((2, 3, 4, 5), dtype, b, True)),
-                        call(fn), tolerance, frozenset({"channels_last"}), args=args))
-        out.append(Case(op, dtype, "channels_last_mixed",
-                        (Input((2, 3, 4, 5), dtype, a, True), Input((2, 3, 4, 5), dtype, b)),
-                        call(fn), tolerance, frozenset({"channels_last"}), args=args))
+        out = [
+            Case(
+                op,
+                dtype,
+                name,
+                (Input(sa, dtype, a), Input(sb, dtype, b)),
+                call(fn),
+                tolerance,
+                frozenset(t),
+                args=args,
+            )
+            for name, sa, sb, t in BINARY_SHAPES
+        ]
+        out.append(
+            Case(
+                op,
+                dtype,
+                "channels_last_both",
+                (Input((2, 3, 4, 5), dtype, a, True), Input((2, 3, 4, 5), dtype, b, True)),
+                call(fn),
+                tolerance,
+                frozenset({"channels_last"}),
+                args=args,
+            )
+        )
+        out.append(
+            Case(
+                op,
+                dtype,
+                "channels_last_mixed",
+                (Input((2, 3, 4, 5), dtype, a, True), Input((2, 3, 4, 5), dtype, b)),
+                call(fn),
+                tolerance,
+                frozenset({"channels_last"}),
+                args=args,
+            )
+        )
         if stress:
-            out.append(Case(op, dtype, "stress", (Input((6, 8), dtype, stress), Input((6, 8), dtype, stress)),
-                            call(fn), tolerance, frozenset({"stress"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "stress",
+                    (Input((6, 8), dtype, stress), Input((6, 8), dtype, stress)),
+                    call(fn),
+                    tolerance,
+                    frozenset({"stress"}),
+                    args=args,
+                )
+            )
         if special and is_float(dtype):
-            out.append(Case(op, dtype, "inf_nan", (Input((5, 6), dtype, "special"), Input((5, 6), dtype, "special")),
-                            call(fn), tolerance, frozenset({"inf_nan"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "inf_nan",
+                    (Input((5, 6), dtype, "special"), Input((5, 6), dtype, "special")),
+                    call(fn),
+                    tolerance,
+                    frozenset({"inf_nan"}),
+                    args=args,
+                )
+            )
         if dtype == FLOAT32:
-            out.append(Case(op, dtype, "large", (Input((65, 1601), dtype, a), Input((65, 1601), dtype, b)),
-                            call(fn), tolerance, frozenset({"large"}), args=args))
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "large",
+                    (Input((65, 1601), dtype, a), Input((65, 1601), dtype, b)),
+                    call(fn),
+                    tolerance,
+                    frozenset({"large"}),
+                    args=args,
+                )
+            )
         return out
 
     return cases
@@ -132,8 +250,16 @@ def listed(op: str, table: Iterable[tuple], tolerance: Tolerance = EXACT) -> Cal
         for row in rows:
             name, fn, recipes, traits, args = row[:5]
             reduction = row[5] if len(row) > 5 else 0
-            inputs = tuple(Input(r.shape, r.dtype or dtype, _values(r.values, r.dtype or dtype), r.channels_last,
-                                 r.constant) for r in recipes)
+            inputs = tuple(
+                Input(
+                    r.shape,
+                    r.dtype or dtype,
+                    _values(r.values, r.dtype or dtype),
+                    r.channels_last,
+                    r.constant,
+                )
+                for r in recipes
+            )
             build = with_constants(fn, inputs) if any(i.constant for i in inputs) else call(fn)
             out.append(Case(op, dtype, name, inputs, build, tolerance, frozenset(traits), reduction, args))
         return out
@@ -142,7 +268,11 @@ def listed(op: str, table: Iterable[tuple], tolerance: Tolerance = EXACT) -> Cal
 
 
 def I(  # noqa: E743  the tables' short name for an input recipe
-    shape: tuple[int, ...], values: str = "normal", *, dtype: str | None = None, channels_last: bool = False,
+    shape: tuple[int, ...],
+    values: str = "normal",
+    *,
+    dtype: str | None = None,
+    channels_last: bool = False,
     constant: bool = False,
 ) -> Input:
     """An input recipe for ``listed`` (dtype None: the case's dtype)."""

@@ -116,7 +116,11 @@ def _split(keys: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _lowering(ctx: Context, keys: tuple[str, ...]) -> dict[str, Any]:
-    what = f"lowering of {len(keys)} operator case(s)" if len(keys) > 1 else f"lowering of {corpus.case(keys[0]).describe()}"
+    what = (
+        f"lowering of {len(keys)} operator case(s)"
+        if len(keys) > 1
+        else f"lowering of {corpus.case(keys[0]).describe()}"
+    )
     return ctx._shared(("operators", "lower", keys), lambda: ctx._call(TASK, list(keys), what=what))
 
 
@@ -141,11 +145,15 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
     def compute() -> list[Any]:
         lowered = _lowering(ctx, keys)
         what = f"{len(keys)} operator case(s)" if len(keys) > 1 else corpus.case(keys[0]).describe()
-        result, log = ctx._call("execute", lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}",
-                                with_log=True)
+        result, log = ctx._call(
+            "execute", lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}", with_log=True
+        )
         if "error" in result:
             tail = " | ".join(line for line in log.splitlines() if line.strip())[-600:]
-            raise CheckFailed(f"{result['step']} failed: {result['error']}" + (f"; the runtime logged: {tail}" if tail else ""))
+            raise CheckFailed(
+                f"{result['step']} failed: {result['error']}"
+                + (f"; the runtime logged: {tail}" if tail else "")
+            )
         return unpack(result["outputs"])
 
     return ctx._shared(("operators", "execute", keys), compute)
@@ -177,7 +185,8 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
         r.ran = True
         if record["cpu_ops"] or backend_id not in record["backends"]:
             r.run_error = "lowered again with other cases (bisecting a failure), it was not delegated: " + (
-                ", ".join(record["cpu_ops"]) or "no delegate of the backend")
+                ", ".join(record["cpu_ops"]) or "no delegate of the backend"
+            )
             continue
         _compare(r, actual, expected, record["rtol"], record["atol"])
 
@@ -230,8 +239,18 @@ def summary(ctx: Context, found: list[CaseResult]) -> list[dict[str, Any]]:
     backend_id = ctx.descriptor.backend_id
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for op, dtype in selected_pairs(ctx):
-        rows[(op, dtype)] = {"op": op, "dtype": dtype, "cases": 0, "excluded": 0, "delegated": 0, "ran": 0,
-                             "passed": 0, "worst_error": None, "tolerance_used": None, "first_failing": None}
+        rows[(op, dtype)] = {
+            "op": op,
+            "dtype": dtype,
+            "cases": 0,
+            "excluded": 0,
+            "delegated": 0,
+            "ran": 0,
+            "passed": 0,
+            "worst_error": None,
+            "tolerance_used": None,
+            "first_failing": None,
+        }
     for r in found:
         row = rows[(r.case.op, r.case.dtype)]
         row["cases"] += 1

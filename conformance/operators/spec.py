@@ -81,7 +81,9 @@ class Tolerance:
 
 #: Correctly rounded IEEE operations (add, mul, neg, max, floor...): eager rounds once, so does any
 #: conforming backend. One ULP more allows a backend that computes x + alpha*y with two roundings.
-ROUNDED = Tolerance(2, 0, "one IEEE rounding in both eager and the backend; 2 ULP allow x+alpha*y in two steps")
+ROUNDED = Tolerance(
+    2, 0, "one IEEE rounding in both eager and the backend; 2 ULP allow x+alpha*y in two steps"
+)
 #: Exact operations (copies, comparisons, selections, rounding to integers, integer arithmetic).
 EXACT = Tolerance(0, 0, "the result is one of the inputs' values, or an exact integer: no rounding at all")
 #: Transcendental functions (exp, log, tanh, sigmoid, gelu...): eager's vectorized kernels are within
@@ -92,8 +94,9 @@ COMPOSITE = Tolerance(8, 8, "a few rounded steps around a transcendental: 8 ULP 
 #: Sums of K products or terms (matmul, linear, conv, sum, mean, pooling averages): the worst-case
 #: rounding error of a K-term sum is about K ULP of the sum of the terms' magnitudes (Higham, gamma_K);
 #: both eager and the backend may reach it in different orders, hence per_term with 2 extra ULP.
-ACCUMULATE = Tolerance(2, 2, "a K-term sum in any order is within K ULP of the sum of |terms| (gamma_K)",
-                       per_term=True)
+ACCUMULATE = Tolerance(
+    2, 2, "a K-term sum in any order is within K ULP of the sum of |terms| (gamma_K)", per_term=True
+)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -184,8 +187,20 @@ def _stress_pool(dtype: str, special: bool):
         return torch.tensor(ints, dtype=t)
     info = torch.finfo(t)
     big = float(info.max) / 4
-    values = [0.0, -0.0, 1.0, -1.0, float(info.tiny) * 4, -float(info.tiny) * 4, big, -big, 1e-3, -2.5,
-              float(info.eps), 3.0e3 if dtype == FLOAT16 else 1.0e8]
+    values = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        float(info.tiny) * 4,
+        -float(info.tiny) * 4,
+        big,
+        -big,
+        1e-3,
+        -2.5,
+        float(info.eps),
+        3.0e3 if dtype == FLOAT16 else 1.0e8,
+    ]
     if special:
         values += [float("inf"), float("-inf"), float("nan")]
     return torch.tensor(values, dtype=t)

@@ -59,7 +59,9 @@ class OperatorDeclaration:
 class OperatorSupport(Mapping[str, OperatorDeclaration]):
     """Operator schema name -> OperatorDeclaration (immutable; ``|`` merges, the right side wins)."""
 
-    def __init__(self, declarations: Mapping[str, OperatorDeclaration | Iterable[str] | str] | None = None) -> None:
+    def __init__(
+        self, declarations: Mapping[str, OperatorDeclaration | Iterable[str] | str] | None = None
+    ) -> None:
         found: dict[str, OperatorDeclaration] = {}
         for op, given in (declarations or {}).items():
             if not isinstance(op, str) or "::" not in op:
@@ -72,10 +74,17 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
         self._ops = found
 
     @classmethod
-    def of(cls, dtypes: Iterable[str] | str, *ops: str, dynamic: bool = False, without: Iterable[str] = (),
-           reason: str = "") -> OperatorSupport:
-        declaration = OperatorDeclaration(tuple([dtypes] if isinstance(dtypes, str) else dtypes), dynamic,
-                                          tuple(without), reason)
+    def of(
+        cls,
+        dtypes: Iterable[str] | str,
+        *ops: str,
+        dynamic: bool = False,
+        without: Iterable[str] = (),
+        reason: str = "",
+    ) -> OperatorSupport:
+        declaration = OperatorDeclaration(
+            tuple([dtypes] if isinstance(dtypes, str) else dtypes), dynamic, tuple(without), reason
+        )
         return cls(dict.fromkeys(ops, declaration))
 
     @classmethod

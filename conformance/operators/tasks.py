@@ -66,7 +66,9 @@ def _schema(target: Any) -> str:
     return getattr(target, "__name__", str(target))
 
 
-def _placement(edge_program: Any, backend_id: str, output_ranges: list[tuple[int, int]]) -> list[dict[str, Any]]:
+def _placement(
+    edge_program: Any, backend_id: str, output_ranges: list[tuple[int, int]]
+) -> list[dict[str, Any]]:
     """Per case: the operators its outputs depend on outside a delegate of ``backend_id``, the backends
     of the delegates they depend on."""
     import operator
@@ -130,7 +132,9 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     try:
         exported = torch.export.export(batch, tuple(flat_inputs))
     except Exception as exc:  # noqa: BLE001  (not the vendor's code: the case itself cannot be exported)
-        raise VendorError(f"the suite could not export the case(s): {type(exc).__name__}: {exc}"[:2000]) from None
+        raise VendorError(
+            f"the suite could not export the case(s): {type(exc).__name__}: {exc}"[:2000]
+        ) from None
     records: list[Any] = []
     observed = [observe(p, records) for p in partitioners("default")]
     what = f"lowering {len(keys)} operator case(s) with the backend's partitioners"

@@ -93,8 +93,7 @@ class FlatView:
     def _need(self, offset: int, size: int, what: str) -> None:
         if offset < 0 or offset + size > self.end:
             raise PteFormatError(
-                f"{what}: {size} bytes at offset {offset} lie outside the flatbuffer "
-                f"data [0, {self.end})",
+                f"{what}: {size} bytes at offset {offset} lie outside the flatbuffer data [0, {self.end})",
                 offset,
             )
 
@@ -111,8 +110,7 @@ class FlatView:
             raise
         except _LOW_LEVEL_ERRORS as exc:
             raise PteFormatError(
-                f"{what}: malformed flatbuffer data near offset {offset} "
-                f"({type(exc).__name__}: {exc})",
+                f"{what}: malformed flatbuffer data near offset {offset} ({type(exc).__name__}: {exc})",
                 offset,
             ) from exc
 
@@ -123,8 +121,7 @@ class FlatView:
         pos = obj._tab.Pos  # type: ignore[attr-defined]
         if pos < 0 or pos + 4 > self.end:
             raise PteFormatError(
-                f"{what}: table at offset {pos} out of range (flatbuffer data is "
-                f"{self.end} bytes)",
+                f"{what}: table at offset {pos} out of range (flatbuffer data is {self.end} bytes)",
                 pos,
             )
         vtable = pos - _get(flatbuffers.packer.soffset, self.buf, pos)
@@ -138,14 +135,12 @@ class FlatView:
         table_size = _get(flatbuffers.packer.voffset, self.buf, vtable + 2)
         if vt_size < 4 or vt_size % 2 or vtable + vt_size > self.end:
             raise PteFormatError(
-                f"{what}: vtable at offset {vtable} (of table at offset {pos}) has invalid "
-                f"size {vt_size}",
+                f"{what}: vtable at offset {vtable} (of table at offset {pos}) has invalid size {vt_size}",
                 vtable,
             )
         if table_size < 4:
             raise PteFormatError(
-                f"{what}: vtable at offset {vtable} gives table at offset {pos} an invalid "
-                f"size {table_size}",
+                f"{what}: vtable at offset {vtable} gives table at offset {pos} an invalid size {table_size}",
                 vtable,
             )
         if pos + table_size > self.end:

@@ -35,8 +35,10 @@ def _delegate_lines(i: int, d: Delegate) -> list[str]:
     where = "inline data" if d.location is DataLocation.INLINE else "segment"
     lines = [
         f"    delegate {i}: {_name(d.backend_id, '(no id)')}",
-        (f"      blob: {len(d.data)} bytes in {where} {d.index} at file offset {d.data_offset}"
-        f", starts {format_bytes(d.data[:16]) if d.data else 'empty'}"),
+        (
+            f"      blob: {len(d.data)} bytes in {where} {d.index} at file offset {d.data_offset}"
+            f", starts {format_bytes(d.data[:16]) if d.data else 'empty'}"
+        ),
     ]
     if not d.compile_specs:
         lines.append("      compile specs: none")
@@ -52,8 +54,10 @@ def describe(program: PteProgram) -> str:
     """A multi-line summary: header, plans, delegates, segments, named data."""
     p = program
     lines = [
-        (f"{p.file_identifier} program, schema version {p.schema_version}, {p.file_size} bytes"
-        f" ({p.program_size} bytes of flatbuffer data)")
+        (
+            f"{p.file_identifier} program, schema version {p.schema_version}, {p.file_size} bytes"
+            f" ({p.program_size} bytes of flatbuffer data)"
+        )
     ]
     eh = p.extended_header
     if eh is None:

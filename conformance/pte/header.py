@@ -76,8 +76,7 @@ def read_extended_header(data: bytes) -> ExtendedHeader | None:
         )
     if size < start + length:
         raise PteFormatError(
-            f"extended header at offset {start} claims {length} bytes, but the file "
-            f"has only {size} bytes",
+            f"extended header at offset {start} claims {length} bytes, but the file has only {size} bytes",
             start,
         )
     (program_size,) = _U64.unpack_from(data, start + 8)

@@ -168,8 +168,7 @@ class _Reader:
         """The segment ``index`` that ``what`` (a table at ``pos``) uses; it must have data."""
         if index >= len(self.segments):
             raise PteFormatError(
-                f"{what} at offset {pos} refers to segment {index}, but the program has "
-                f"{len(self.segments)}",
+                f"{what} at offset {pos} refers to segment {index}, but the program has {len(self.segments)}",
                 pos,
             )
         seg = self.segments[index]
@@ -255,9 +254,7 @@ class _Reader:
 
         ref = v.sub_table(d, fb.BackendDelegate.Processed, what + ".processed")
         if ref is None:
-            raise PteFormatError(
-                f"{what} at offset {d._tab.Pos} has no processed data reference", d._tab.Pos
-            )
+            raise PteFormatError(f"{what} at offset {d._tab.Pos} has no processed data reference", d._tab.Pos)
         pos = ref._tab.Pos
         raw_location = v.scalar(
             ref, fb.BackendDelegateDataReference.Location, 1, what + ".processed.location"

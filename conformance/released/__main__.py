@@ -17,7 +17,9 @@ from conformance.version import SUITE_VERSION
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.released", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.released", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--released", help="release date, YYYY-MM-DD (default: the one in the file)")
     parser.add_argument("--valid-until", help="last day its reports are accepted, YYYY-MM-DD (default: kept)")
     args = parser.parse_args(argv)

@@ -37,7 +37,9 @@ def open_transport(url: str) -> Transport:
         try:
             port = parts.port
         except ValueError:
-            raise TargetError(f"--target {url!r}: the port is not a number from 1 to 65535; {USAGE}") from None
+            raise TargetError(
+                f"--target {url!r}: the port is not a number from 1 to 65535; {USAGE}"
+            ) from None
         if not parts.hostname:
             raise TargetError(f"--target {url!r} names no host; {USAGE}")
         if parts.password is not None:

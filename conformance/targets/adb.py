@@ -11,8 +11,16 @@ from conformance.targets.transport import Completed, Transport, last_line, quote
 
 DEFAULT_WORKSPACE = "/data/local/tmp/executorch-conformance"
 #: adb's messages when the device is not there (any more).
-LOST = ("no devices", "device offline", "not found", "device unauthorized", "closed", "protocol fault",
-        "cannot connect", "failed to connect")
+LOST = (
+    "no devices",
+    "device offline",
+    "not found",
+    "device unauthorized",
+    "closed",
+    "protocol fault",
+    "cannot connect",
+    "failed to connect",
+)
 
 
 class AdbTransport(Transport):

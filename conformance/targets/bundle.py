@@ -26,8 +26,21 @@ MAGIC = b"ETCT"
 
 #: torch dtype name -> ExecuTorch ScalarType (runtime/core/portable_type/scalar_type.h).
 SCALAR_TYPES = {
-    "uint8": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float16": 5, "float32": 6, "float64": 7,
-    "complex64": 9, "complex128": 10, "bool": 11, "bfloat16": 15, "uint16": 27, "uint32": 28, "uint64": 29,
+    "uint8": 0,
+    "int8": 1,
+    "int16": 2,
+    "int32": 3,
+    "int64": 4,
+    "float16": 5,
+    "float32": 6,
+    "float64": 7,
+    "complex64": 9,
+    "complex128": 10,
+    "bool": 11,
+    "bfloat16": 15,
+    "uint16": 27,
+    "uint32": 28,
+    "uint64": 29,
 }
 
 
@@ -49,8 +62,13 @@ def encode_tensors(tensors: list[Any]) -> bytes:
         order = tuple(t.dim_order()) if t.dim() else ()
         laid_out = t.detach().cpu().permute(order).contiguous()
         data = laid_out.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
-        parts += [struct.pack("<iI", SCALAR_TYPES[name], t.dim()), struct.pack(f"<{t.dim()}q", *t.shape),
-                  bytes(order), struct.pack("<Q", len(data)), data]
+        parts += [
+            struct.pack("<iI", SCALAR_TYPES[name], t.dim()),
+            struct.pack(f"<{t.dim()}q", *t.shape),
+            bytes(order),
+            struct.pack("<Q", len(data)),
+            data,
+        ]
     return b"".join(parts)
 
 
@@ -80,7 +98,11 @@ def decode_tensors(data: bytes, what: str) -> list[Any]:
                 continue
             if code not in by_code:
                 raise BundleError(f"{what} holds ScalarType {code}, which this host does not read")
-            flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if nbytes else torch.empty(0, dtype=torch.uint8)
+            flat = (
+                torch.frombuffer(bytearray(raw), dtype=torch.uint8)
+                if nbytes
+                else torch.empty(0, dtype=torch.uint8)
+            )
             if sorted(order) != list(range(ndim)):
                 raise BundleError(f"{what} holds a tensor with dim order {order}")
             laid_out = flat.view(by_code[code]).reshape([sizes[d] for d in order])

@@ -89,8 +89,14 @@ def check_runner(path: str | Path) -> Path:
 class TargetRuntime:
     """The runtime of one run on one target; the ``call``/``call_with_log`` interface of VendorProcess."""
 
-    def __init__(self, transport: Transport, runner: Path, scratch: Path, backend_id: str,
-                 runtime_libraries: Callable[[], tuple[tuple[str, ...], str | None]]) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        runner: Path,
+        scratch: Path,
+        backend_id: str,
+        runtime_libraries: Callable[[], tuple[tuple[str, ...], str | None]],
+    ) -> None:
         """``runtime_libraries``: () -> (the descriptor's runtime_libraries() on the host, or the error it raised)."""
         try:
             self.runner = check_runner(runner)
@@ -157,8 +163,14 @@ class TargetRuntime:
                 t.put(stage, aside, COPY_TIMEOUT_S)
                 shutil.rmtree(stage, ignore_errors=True)
                 what = "moving the runner into place"
-                t.check(t.run(f"test -d {quote(remote)} || mv {quote(aside)} {quote(remote)}; rm -rf {quote(aside)}",
-                              timeout, what), what)
+                t.check(
+                    t.run(
+                        f"test -d {quote(remote)} || mv {quote(aside)} {quote(remote)}; rm -rf {quote(aside)}",
+                        timeout,
+                        what,
+                    ),
+                    what,
+                )
             self.info = self._describe(remote, files, timeout)
         except TargetError as exc:
             raise TargetUnavailable(f"cannot set up the runner on {t.url}: {exc}") from None
@@ -168,8 +180,10 @@ class TargetRuntime:
     def _describe(self, remote: str, files: list[Path], timeout: float) -> dict[str, Any]:
         t = self.transport
         rel = [str(f.relative_to(self.runner.parent)) for f in files]
-        command = (f"uname -a; echo '--'; {self._env(remote)} {quote(remote + '/' + RUNNER_NAME)} --version; "
-                   f"echo '--'; cd {quote(remote)} && sha256sum {' '.join(quote(r) for r in rel)}")
+        command = (
+            f"uname -a; echo '--'; {self._env(remote)} {quote(remote + '/' + RUNNER_NAME)} --version; "
+            f"echo '--'; cd {quote(remote)} && sha256sum {' '.join(quote(r) for r in rel)}"
+        )
         done = t.check(t.run(command, timeout, "describing the target"), "describing the target")
         parts = (done.stdout.split("--\n") + ["", "", ""])[:3]
         hashes = []
@@ -177,8 +191,14 @@ class TargetRuntime:
             sha, _, name = line.strip().partition("  ")
             if sha and name:
                 hashes.append({"path": f"{remote}/{name.strip()}", "sha256": sha})
-        return {"url": t.url, "transport": t.scheme, "uname": parts[0].strip(), "runner_version": parts[1].strip(),
-                "runner_dir": remote, "libraries": hashes}
+        return {
+            "url": t.url,
+            "transport": t.scheme,
+            "uname": parts[0].strip(),
+            "runner_version": parts[1].strip(),
+            "runner_dir": remote,
+            "libraries": hashes,
+        }
 
     @staticmethod
     def _env(remote: str) -> str:
@@ -188,7 +208,9 @@ class TargetRuntime:
 
     def _serve(self, task: str, args: tuple, what: str, timeout: float) -> tuple[Any, list[str]]:
         if task not in TASKS:
-            raise CheckFailed(f"the target serves only the runtime tasks, not {task!r} (a defect of the suite)")
+            raise CheckFailed(
+                f"the target serves only the runtime tasks, not {task!r} (a defect of the suite)"
+            )
         binary = self.deploy(timeout)
         if task == "load_runtime":
             return self._load_runtime(binary, timeout)
@@ -203,8 +225,9 @@ class TargetRuntime:
         try:
             return handle(results), lines
         except BundleError as exc:
-            raise TargetUnavailable(f"the runner on {self.transport.url} returned unreadable results for {what}: "
-                                    f"{exc}") from None
+            raise TargetUnavailable(
+                f"the runner on {self.transport.url} returned unreadable results for {what}: {exc}"
+            ) from None
         finally:
             shutil.rmtree(local, ignore_errors=True)
 
@@ -217,9 +240,9 @@ class TargetRuntime:
         cleanup = f"rm -rf {quote(previous)}; " if previous else ""
         command = (
             f"cd {quote(remote)} || exit 90; mkdir -p results; "
-             f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
-             "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
-             f"s=$?; echo \"{STATUS_PREFIX}$s\" > results/status.txt; echo \"{STATUS_PREFIX}$s\""
+            f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
+            "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
+            f's=$?; echo "{STATUS_PREFIX}$s" > results/status.txt; echo "{STATUS_PREFIX}$s"'
         )
         waited = seconds + grace(seconds)
         results = local / "results"
@@ -243,16 +266,24 @@ class TargetRuntime:
         if status == EXIT_TIMEOUT:
             raise VendorTimedOut(f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}")
         if status > 128:
-            raise VendorCrashed(f"crashed with {signal_name(128 - status)} in {step or what}{quote_log(lines)}")
+            raise VendorCrashed(
+                f"crashed with {signal_name(128 - status)} in {step or what}{quote_log(lines)}"
+            )
         if status == EXIT_IO and disk_full("\n".join(lines)):
-            raise TargetUnavailable(f"the disk of {t.url} is full: the runner could not write the results of {what} "
-                                    f"({disk_full_line(chr(10).join(lines))})")
+            raise TargetUnavailable(
+                f"the disk of {t.url} is full: the runner could not write the results of {what} "
+                f"({disk_full_line(chr(10).join(lines))})"
+            )
         if status in (126, 127):
-            raise TargetUnavailable(f"the runner cannot start on {t.url}: {last_line(chr(10).join(lines))} "
-                                    "(are its libraries there? build it for this target)")
+            raise TargetUnavailable(
+                f"the runner cannot start on {t.url}: {last_line(chr(10).join(lines))} "
+                "(are its libraries there? build it for this target)"
+            )
         if status != 0:
-            raise TargetUnavailable(f"the runner on {t.url} failed with exit status {status} running {what}: "
-                                    f"{last_line(chr(10).join(lines))}")
+            raise TargetUnavailable(
+                f"the runner on {t.url} failed with exit status {status} running {what}: "
+                f"{last_line(chr(10).join(lines))}"
+            )
         return results, lines
 
     def _not_run(self, done, what: str, text_out: bool = True) -> TargetUnavailable:
@@ -263,11 +294,16 @@ class TargetRuntime:
         if lost:
             return TargetUnavailable(f"lost the connection to {url}: {lost} (running {what})")
         if disk_full(said):
-            return TargetUnavailable(f"the disk of {url} is full while running {what}: {disk_full_line(said)}")
-        return TargetUnavailable(f"the runner did not run on {url} (exit status {done.status}): {last_line(said)} "
-                                 f"(running {what})")
+            return TargetUnavailable(
+                f"the disk of {url} is full while running {what}: {disk_full_line(said)}"
+            )
+        return TargetUnavailable(
+            f"the runner did not run on {url} (exit status {done.status}): {last_line(said)} (running {what})"
+        )
 
-    def _stepwise(self, remote: str, local: Path, command: str, results: Path, waited: float, what: str) -> int:
+    def _stepwise(
+        self, remote: str, local: Path, command: str, results: Path, waited: float, what: str
+    ) -> int:
         """put, run, get: three commands (local, adb); the runner's exit status."""
         t = self.transport
         try:
@@ -293,8 +329,9 @@ class TargetRuntime:
             raise TargetUnavailable(f"cannot copy the results of {what} back: {exc}") from None
         return status
 
-    def _exchange(self, remote: str, local: Path, cleanup: str, command: str, results: Path, waited: float,
-                  what: str) -> int:
+    def _exchange(
+        self, remote: str, local: Path, cleanup: str, command: str, results: Path, waited: float, what: str
+    ) -> int:
         """One command that takes the bundle in and gives the results back (ssh); the runner's exit status."""
         t = self.transport
         try:
@@ -313,7 +350,9 @@ class TargetRuntime:
         try:
             untar_bytes(done.data, results)
         except (OSError, tarfile.TarError) as exc:
-            raise TargetUnavailable(f"the results of {what} from {t.url} are not a tar stream: {exc}") from None
+            raise TargetUnavailable(
+                f"the results of {what} from {t.url} are not a tar stream: {exc}"
+            ) from None
         try:
             status = _exit_status((results / "status.txt").read_text())
         except OSError:
@@ -334,11 +373,15 @@ class TargetRuntime:
         bundle = Bundle(local)
         bundle.entry("describe", "describe", "the registered backends")
         bundle.close()
-        results, lines = self._run(binary, local, "load_runtime() (the runner's registered backends)", timeout)
+        results, lines = self._run(
+            binary, local, "load_runtime() (the runner's registered backends)", timeout
+        )
         try:
             found = read_result(results / "describe.txt")
         except BundleError as exc:
-            raise TargetUnavailable(f"the runner on {self.transport.url} returned no description: {exc}") from None
+            raise TargetUnavailable(
+                f"the runner on {self.transport.url} returned no description: {exc}"
+            ) from None
         finally:
             shutil.rmtree(local, ignore_errors=True)
         names = tuple(name for name, _ in found.registered)
@@ -352,8 +395,14 @@ class TargetRuntime:
     def _bundle_execute(self, bundle: Bundle, pte, data_path, what, inputs) -> Callable[[Path], dict]:
         program = bundle.add_file(pte, ".pte")
         data = bundle.add_file(data_path, ".ptd") if data_path else None
-        bundle.entry("e", "execute", what, program=[("p", program)], data=data,
-                     inputs=bundle.add_tensors(list(unpack(inputs))))
+        bundle.entry(
+            "e",
+            "execute",
+            what,
+            program=[("p", program)],
+            data=data,
+            inputs=bundle.add_tensors(list(unpack(inputs))),
+        )
 
         def handle(results: Path) -> dict:
             r = read_result(results / "e.txt")
@@ -384,18 +433,25 @@ class TargetRuntime:
             names[f"p{i}"] = name
             listed.append((f"p{i}", bundle.add_file(pte, ".pte")))
         by_name = {v: k for k, v in names.items()}
-        planned = [(r, by_name[name], bundle.add_tensors(list(unpack(packed))))
-                   for r, inputs in enumerate(rounds) for name, packed in inputs.items()]
-        bundle.entry("e", "repeat", "repeated execution of the samples", program=listed, copies=copies, rounds=planned)
+        planned = [
+            (r, by_name[name], bundle.add_tensors(list(unpack(packed))))
+            for r, inputs in enumerate(rounds)
+            for name, packed in inputs.items()
+        ]
+        bundle.entry(
+            "e", "repeat", "repeated execution of the samples", program=listed, copies=copies, rounds=planned
+        )
 
         def handle(results: Path) -> dict:
             r = read_result(results / "e.txt")
             if not r.ok:
                 return {"error": r.error or "", "step": r.step or "repeated execution"}
-            return {"outputs": {
-                (names[name], copy, round_): pack(decode_tensors((results / file).read_bytes(), file))
-                for name, copy, round_, file in r.output_files
-            }}
+            return {
+                "outputs": {
+                    (names[name], copy, round_): pack(decode_tensors((results / file).read_bytes(), file))
+                    for name, copy, round_, file in r.output_files
+                }
+            }
 
         return handle
 
@@ -410,7 +466,7 @@ def _exit_status(stdout: str) -> int | None:
     for line in reversed(stdout.splitlines()):
         if line.startswith(STATUS_PREFIX):
             try:
-                return int(line[len(STATUS_PREFIX):])
+                return int(line[len(STATUS_PREFIX) :])
             except ValueError:
                 return None
     return None

@@ -37,7 +37,9 @@ SSH_FAILED = 255
 class SshTransport(Transport):
     scheme = "ssh"
 
-    def __init__(self, url: str, host: str, user: str | None, port: int | None, workspace: str | None) -> None:
+    def __init__(
+        self, url: str, host: str, user: str | None, port: int | None, workspace: str | None
+    ) -> None:
         super().__init__(url, workspace or DEFAULT_WORKSPACE)
         self.destination = f"{user}@{host}" if user else host
         self.port = port
@@ -48,9 +50,24 @@ class SshTransport(Transport):
             raise TargetError(f"{OPTIONS_ENV} is not a valid option list ({exc})") from None
 
     def _base(self) -> list[str]:
-        argv = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5",
-                "-o", "ServerAliveCountMax=3", "-o", "ControlMaster=auto", "-o", f"ControlPath={self._control}/%C",
-                "-o", "ControlPersist=300", *self.extra]
+        argv = [
+            "ssh",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=3",
+            "-o",
+            "ControlMaster=auto",
+            "-o",
+            f"ControlPath={self._control}/%C",
+            "-o",
+            "ControlPersist=300",
+            *self.extra,
+        ]
         if self.port:
             argv += ["-p", str(self.port)]
         return argv + [self.destination]
@@ -63,8 +80,9 @@ class SshTransport(Transport):
 
     def put(self, local: Path, remote: str, timeout: float) -> None:
         what = f"copying {local.name} to {remote}"
-        done = self.run(f"mkdir -p {quote(remote)} && tar -xf - -C {quote(remote)}", timeout, what,
-                        input=tar_bytes(local))
+        done = self.run(
+            f"mkdir -p {quote(remote)} && tar -xf - -C {quote(remote)}", timeout, what, input=tar_bytes(local)
+        )
         self.check(done, what)
 
     def get(self, remote: str, local: Path, timeout: float) -> None:
@@ -74,13 +92,17 @@ class SshTransport(Transport):
 
     one_trip = True
 
-    def exchange(self, local: Path, remote: str, first: str, command: str, timeout: float, what: str) -> Completed:
+    def exchange(
+        self, local: Path, remote: str, first: str, command: str, timeout: float, what: str
+    ) -> Completed:
         """One ssh command: runs ``first`` (freeing space), unpacks the bundle ``local`` (a tar stream on stdin)
         into ``remote``, runs ``command`` there, and gives ``remote``/results back as a tar stream (``data``); exit
         status COPY_FAILED if the bundle could not be unpacked (tar's message on stderr), the command's own if it
         exits."""
-        script = (f"{first}mkdir -p {quote(remote)} && tar -xf - -C {quote(remote)} || exit {COPY_FAILED}; "
-                  f"{{ {command} ; }} > /dev/null; tar -cf - -C {quote(remote + '/results')} .")
+        script = (
+            f"{first}mkdir -p {quote(remote)} && tar -xf - -C {quote(remote)} || exit {COPY_FAILED}; "
+            f"{{ {command} ; }} > /dev/null; tar -cf - -C {quote(remote + '/results')} ."
+        )
         return self.run(script, timeout, what, input=tar_bytes(local))
 
     def disconnect(self) -> None:
@@ -89,7 +111,9 @@ class SshTransport(Transport):
 
         if Path(self._control).is_dir() and any(Path(self._control).iterdir()):
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                subprocess.run([*self._base()[:-1], "-O", "exit", self.destination], capture_output=True, timeout=10)
+                subprocess.run(
+                    [*self._base()[:-1], "-O", "exit", self.destination], capture_output=True, timeout=10
+                )
 
     def close(self) -> None:
         """Stops the master connection and removes its socket directory."""

@@ -92,7 +92,9 @@ class Transport:
     #: whether ``exchange`` runs a bundle in one round trip (ssh); otherwise put, run and get are separate
     one_trip = False
 
-    def exchange(self, local: Path, remote: str, first: str, command: str, timeout: float, what: str) -> Completed:
+    def exchange(
+        self, local: Path, remote: str, first: str, command: str, timeout: float, what: str
+    ) -> Completed:
         """The bundle in, ``command`` run, the results out, in one round trip (only when ``one_trip``)."""
         raise NotImplementedError
 
@@ -113,17 +115,24 @@ class Transport:
         """Runs a host tool (ssh, adb, sh) in its own process group, killed as a whole on timeout."""
         try:
             proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                argv,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
             )
         except FileNotFoundError:
-            raise TargetError(f"{argv[0]} is not installed on this host; it is needed to reach {self.url}") from None
+            raise TargetError(
+                f"{argv[0]} is not installed on this host; it is needed to reach {self.url}"
+            ) from None
         try:
             out, err = proc.communicate(input, timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            raise TargetTimeout(f"{self.url} did not answer within {timeout:.3g} s while {what} "
-                              "(the connection is lost or the target hangs)") from None
+            raise TargetTimeout(
+                f"{self.url} did not answer within {timeout:.3g} s while {what} "
+                "(the connection is lost or the target hangs)"
+            ) from None
         return Completed(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), out)
 
     def check(self, done: Completed, what: str) -> Completed:

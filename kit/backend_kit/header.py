@@ -167,18 +167,23 @@ def encode(header: Header, payload: bytes | memoryview) -> bytes:
     length = (id_offset + len(ident) + 7) // 8 * 8
     if length > 0xFFFF:
         raise HeaderError(f"the header would be {length} bytes, more than the u16 header_length holds")
-    raw = FIXED.pack(
-        MAGIC,
-        length,
-        _u16("header_format_version", header.header_format_version),
-        *(_u16("blob_format", v) for v in header.blob_format),
-        *(_u16("backend_version", v) for v in header.backend_version),
-        *(_u16("executorch_version", v) for v in header.executorch_version),
-        len(payload),
-        0,
-        id_offset,
-        len(ident),
-    ) + records + ident + b"\0" * (length - id_offset - len(ident))
+    raw = (
+        FIXED.pack(
+            MAGIC,
+            length,
+            _u16("header_format_version", header.header_format_version),
+            *(_u16("blob_format", v) for v in header.blob_format),
+            *(_u16("backend_version", v) for v in header.backend_version),
+            *(_u16("executorch_version", v) for v in header.executorch_version),
+            len(payload),
+            0,
+            id_offset,
+            len(ident),
+        )
+        + records
+        + ident
+        + b"\0" * (length - id_offset - len(ident))
+    )
     crc = checksum(raw, payload)
     return raw[:CHECKSUM_OFFSET] + struct.pack("<I", crc) + raw[CHECKSUM_OFFSET + 4 :] + bytes(payload)
 
@@ -211,8 +216,10 @@ def _read_extensions(blob: bytes, id_off: int) -> tuple[int | None, tuple[int, .
         tag, flags, size = EXTENSION.unpack_from(blob, pos)
         padded = size + (-size % 8)
         if padded > id_off - pos - EXTENSION.size:
-            raise HeaderError(f"header extension {tag} at offset {pos} ({size} bytes) runs into the backend id "
-                              f"at offset {id_off}")
+            raise HeaderError(
+                f"header extension {tag} at offset {pos} ({size} bytes) runs into the backend id "
+                f"at offset {id_off}"
+            )
         value = blob[pos + EXTENSION.size : pos + EXTENSION.size + size]
         if tag in seen:
             raise HeaderError(f"header extension {tag} at offset {pos} appears twice")
@@ -220,16 +227,22 @@ def _read_extensions(blob: bytes, id_off: int) -> tuple[int | None, tuple[int, .
             seen.add(tag)
         if tag == TAG_MEMORY_LIMIT:
             if size != 8:
-                raise HeaderError(f"header extension 1 (memory limit) at offset {pos} has {size} bytes, not 8")
+                raise HeaderError(
+                    f"header extension 1 (memory limit) at offset {pos} has {size} bytes, not 8"
+                )
             (memory_limit,) = struct.unpack("<Q", value)
         elif tag == TAG_NAMED_DATA_CHECKSUMS:
             if size % 4:
-                raise HeaderError(f"header extension 2 (named-data checksums) at offset {pos} has {size} bytes, "
-                                  "not a multiple of 4")
+                raise HeaderError(
+                    f"header extension 2 (named-data checksums) at offset {pos} has {size} bytes, "
+                    "not a multiple of 4"
+                )
             named = struct.unpack(f"<{size // 4}I", value)
         elif flags & EXTENSION_REQUIRED:
-            raise HeaderError(f"header extension {tag} at offset {pos} is required and unknown to this runtime",
-                              INCOMPATIBLE)
+            raise HeaderError(
+                f"header extension {tag} at offset {pos} is required and unknown to this runtime",
+                INCOMPATIBLE,
+            )
         pos += EXTENSION.size + padded
     return memory_limit, named
 
@@ -276,11 +289,15 @@ def decode(blob: bytes | memoryview) -> Header:
             f"checksum mismatch: header says 0x{crc:08x}, header and payload give 0x{actual:08x} (corrupted blob)"
         )
     if id_off < FIXED_LENGTH or id_len == 0 or id_off + id_len > length:
-        raise HeaderError(f"backend id [offset {id_off}, length {id_len}] lies outside the {length}-byte header")
+        raise HeaderError(
+            f"backend id [offset {id_off}, length {id_len}] lies outside the {length}-byte header"
+        )
     try:
         ident = blob[id_off : id_off + id_len].decode("utf-8")
     except UnicodeDecodeError:
-        raise HeaderError(f"backend id '{printable(blob[id_off : id_off + id_len][:64])}' is not UTF-8") from None
+        raise HeaderError(
+            f"backend id '{printable(blob[id_off : id_off + id_len][:64])}' is not UTF-8"
+        ) from None
     memory_limit, named = _read_extensions(blob, id_off) if version >= 2 else (None, None)
     return Header(
         backend_id=ident,
@@ -345,26 +362,40 @@ def judge(blob: bytes | memoryview, rt: RuntimeVersions) -> Judgement:
     except HeaderError as exc:
         if exc.verdict == INCOMPATIBLE:
             fix = f"fix: re-export with {rt.distribution}=={_v(rt.backend_version)}"
-            return Judgement(INCOMPATIBLE, f"{rt.backend_id}: incompatible blob: {exc.problem}; {runtime}; {fix}", None)
+            return Judgement(
+                INCOMPATIBLE, f"{rt.backend_id}: incompatible blob: {exc.problem}; {runtime}; {fix}", None
+            )
         return Judgement(INVALID, f"{rt.backend_id}: invalid blob: {exc.problem}", None)
     if h.backend_id != rt.backend_id:
         ident = printable(h.backend_id.encode("utf-8")[:64])
         return Judgement(
-            INVALID, f"{rt.backend_id}: invalid blob: blob was written for backend '{ident}', not '{rt.backend_id}'", h
+            INVALID,
+            f"{rt.backend_id}: invalid blob: blob was written for backend '{ident}', not '{rt.backend_id}'",
+            h,
         )
     major, minor = h.blob_format
     written = f"format {major}.{minor}, written by {_v(h.backend_version)} with executorch {_v(h.executorch_version)}"
     if major > rt.blob_format_major or (major == rt.blob_format_major and minor > rt.blob_format_minor):
         if h.backend_version > rt.backend_version:
-            fix = (f"fix: use a runtime from {rt.distribution}>={_v(h.backend_version)}, "
-                   f"or re-export with {_v(rt.backend_version)}")
+            fix = (
+                f"fix: use a runtime from {rt.distribution}>={_v(h.backend_version)}, "
+                f"or re-export with {_v(rt.backend_version)}"
+            )
         else:  # a writer no newer than this runtime cannot have written this format
-            fix = (f"fix: re-export the model, {rt.distribution} {_v(h.backend_version)} "
-                   f"writes no format {major}.{minor} (the blob was altered)")
+            fix = (
+                f"fix: re-export the model, {rt.distribution} {_v(h.backend_version)} "
+                f"writes no format {major}.{minor} (the blob was altered)"
+            )
         return Judgement(INCOMPATIBLE, f"{rt.backend_id}: incompatible blob: {written}; {runtime}; {fix}", h)
     since = f"fix: re-export with {rt.distribution}>={_v(rt.current_format_since)}"
     if major < rt.blob_format_major or minor < rt.blob_format_minor_min:
-        return Judgement(INCOMPATIBLE, f"{rt.backend_id}: incompatible blob: {written}; {runtime}; {since}", h)
+        return Judgement(
+            INCOMPATIBLE, f"{rt.backend_id}: incompatible blob: {written}; {runtime}; {since}", h
+        )
     if minor < rt.blob_format_minor:
-        return Judgement(REEXPORT_RECOMMENDED, f"{rt.backend_id}: warning: old blob, runs; {written}; {runtime}; {since}", h)
+        return Judgement(
+            REEXPORT_RECOMMENDED,
+            f"{rt.backend_id}: warning: old blob, runs; {written}; {runtime}; {since}",
+            h,
+        )
     return Judgement(COMPATIBLE, "", h)

@@ -45,8 +45,10 @@ def build_info(library: str | Path) -> dict:
             "refusing to load it. Fix: rebuild and reinstall the backend package in this environment."
         ) from None
     except (OSError, ValueError) as exc:
-        raise RuntimeLoadError(f"{path} cannot be read ({exc}); refusing to load {Path(library).name}. "
-                               "Fix: rebuild and reinstall the backend package.") from None
+        raise RuntimeLoadError(
+            f"{path} cannot be read ({exc}); refusing to load {Path(library).name}. "
+            "Fix: rebuild and reinstall the backend package."
+        ) from None
     if not isinstance(info, dict):
         raise RuntimeLoadError(f"{path} is not a JSON object; refusing to load {Path(library).name}")
     return info
@@ -59,8 +61,9 @@ def running_executorch_version() -> str:
     return __version__
 
 
-def check_executorch_match(built: object, running: object, *, distribution: str = "the backend",
-                           fix: str | None = None) -> None:
+def check_executorch_match(
+    built: object, running: object, *, distribution: str = "the backend", fix: str | None = None
+) -> None:
     """Refuses a library built for another ExecuTorch minor release, or one
     whose versions cannot be read.
 
@@ -103,11 +106,19 @@ def confirm_registered(backend_id: str, library: str | Path = "the runtime libra
     """Raises RuntimeLoadError unless ``backend_id`` is in the registry."""
     names = registered_backends()
     if backend_id not in names:
-        raise RuntimeLoadError(f"{library} loaded but {backend_id} is not registered; registered backends: {names}")
+        raise RuntimeLoadError(
+            f"{library} loaded but {backend_id} is not registered; registered backends: {names}"
+        )
 
 
-def load_runtime(library: str | Path, backend_id: str, *, distribution: str = "the backend",
-                 fix: str | None = None, register: str | None = None) -> ctypes.CDLL:
+def load_runtime(
+    library: str | Path,
+    backend_id: str,
+    *,
+    distribution: str = "the backend",
+    fix: str | None = None,
+    register: str | None = None,
+) -> ctypes.CDLL:
     """Loads ``library`` once per path and checks that ``backend_id`` registered.
 
     Checks ``build_info.json`` against the running executorch first
@@ -125,10 +136,13 @@ def load_runtime(library: str | Path, backend_id: str, *, distribution: str = "t
         import executorch.runtime  # noqa: F401  (the runtime must be in the process first)
 
         if not path.exists():
-            raise RuntimeLoadError(f"runtime library {path} does not exist. Fix: {fix or f'reinstall {distribution}'}.")
+            raise RuntimeLoadError(
+                f"runtime library {path} does not exist. Fix: {fix or f'reinstall {distribution}'}."
+            )
         info = build_info(path)
-        check_executorch_match(info.get("executorch_version"), running_executorch_version(),
-                               distribution=distribution, fix=fix)
+        check_executorch_match(
+            info.get("executorch_version"), running_executorch_version(), distribution=distribution, fix=fix
+        )
         try:
             lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
         except OSError as exc:

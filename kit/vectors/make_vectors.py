@@ -51,7 +51,9 @@ RUNTIME = RuntimeVersions(
 
 
 def blob(fmt=(1, 3), backend=(0, 3, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
-    return encode(Header(backend_id, fmt, backend, et, header_format_version=header_format, **records), PAYLOAD)
+    return encode(
+        Header(backend_id, fmt, backend, et, header_format_version=header_format, **records), PAYLOAD
+    )
 
 
 def with_records(records: bytes) -> bytes:
@@ -89,7 +91,7 @@ def with_extra_field() -> bytes:
     fixed = raw[:40]
     struct.pack_into("<HH", fixed, 36, 48, len(ident))
     struct.pack_into("<H", fixed, 4, 64)
-    new = bytearray(fixed + b"\xAB" * 8 + ident + b"\0" * (64 - 48 - len(ident)) + PAYLOAD)
+    new = bytearray(fixed + b"\xab" * 8 + ident + b"\0" * (64 - 48 - len(ident)) + PAYLOAD)
     return rechecksum(new, 64)
 
 
@@ -143,40 +145,58 @@ def vectors() -> list[dict]:
             "blob": blob(fmt=(1, 0), backend=(0, 1, 0)),
             "fields": fields(fmt=(1, 0), backend=(0, 1, 0)),
             "verdict": "compatible, re-export recommended",
-            "message": ["warning: old blob, runs", "format 1.0, written by 0.1.0 with executorch 1.5.1",
-                        "reads formats 1.0-1.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
+            "message": [
+                "warning: old blob, runs",
+                "format 1.0, written by 0.1.0 with executorch 1.5.1",
+                "reads formats 1.0-1.3",
+                "fix: re-export with executorch-reference-backend>=0.3.0",
+            ],
         },
         {
             "name": "previous_minor",
             "blob": blob(fmt=(1, 2), backend=(0, 2, 0)),
             "fields": fields(fmt=(1, 2), backend=(0, 2, 0)),
             "verdict": "compatible, re-export recommended",
-            "message": ["warning: old blob, runs", "format 1.2, written by 0.2.0 with executorch 1.5.1",
-                        "reads formats 1.0-1.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
+            "message": [
+                "warning: old blob, runs",
+                "format 1.2, written by 0.2.0 with executorch 1.5.1",
+                "reads formats 1.0-1.3",
+                "fix: re-export with executorch-reference-backend>=0.3.0",
+            ],
         },
         {
             "name": "newer_minor",
             "blob": blob(fmt=(1, 4), backend=(0, 4, 0)),
             "fields": fields(fmt=(1, 4), backend=(0, 4, 0)),
             "verdict": "incompatible",
-            "message": ["incompatible blob", "format 1.4, written by 0.4.0",
-                        "runtime 0.3.0 for executorch 1.5", "reads formats 1.0-1.3",
-                        "fix: use a runtime from executorch-reference-backend>=0.4.0, or re-export with 0.3.0"],
+            "message": [
+                "incompatible blob",
+                "format 1.4, written by 0.4.0",
+                "runtime 0.3.0 for executorch 1.5",
+                "reads formats 1.0-1.3",
+                "fix: use a runtime from executorch-reference-backend>=0.4.0, or re-export with 0.3.0",
+            ],
         },
         {
             "name": "newer_major",
             "blob": blob(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "fields": fields(fmt=(2, 0), backend=(1, 0, 0), et=(1, 7, 0)),
             "verdict": "incompatible",
-            "message": ["format 2.0, written by 1.0.0 with executorch 1.7.0", "reads formats 1.0-1.3",
-                        "executorch-reference-backend>=1.0.0"],
+            "message": [
+                "format 2.0, written by 1.0.0 with executorch 1.7.0",
+                "reads formats 1.0-1.3",
+                "executorch-reference-backend>=1.0.0",
+            ],
         },
         {
             "name": "older_major",
             "blob": blob(fmt=(0, 9), backend=(0, 0, 5)),
             "fields": fields(fmt=(0, 9), backend=(0, 0, 5)),
             "verdict": "incompatible",
-            "message": ["format 0.9, written by 0.0.5", "fix: re-export with executorch-reference-backend>=0.3.0"],
+            "message": [
+                "format 0.9, written by 0.0.5",
+                "fix: re-export with executorch-reference-backend>=0.3.0",
+            ],
         },
         {
             "name": "extended_header",
@@ -204,8 +224,10 @@ def vectors() -> list[dict]:
             "blob": with_records(record(77, b"\1\2\3\4", EXTENSION_REQUIRED)),
             "decode_error": "header extension 77 at offset 40 is required and unknown to this runtime",
             "verdict": "incompatible",
-            "message": ["header extension 77 at offset 40 is required and unknown to this runtime",
-                        "fix: re-export with executorch-reference-backend==0.3.0"],
+            "message": [
+                "header extension 77 at offset 40 is required and unknown to this runtime",
+                "fix: re-export with executorch-reference-backend==0.3.0",
+            ],
         },
         {
             "name": "extension_overruns_id",
@@ -237,7 +259,9 @@ def vectors() -> list[dict]:
         },
         {
             "name": "duplicate_extension",
-            "blob": with_records(record(TAG_MEMORY_LIMIT, b"\0" * 8, 1) + record(TAG_MEMORY_LIMIT, b"\0" * 8, 1)),
+            "blob": with_records(
+                record(TAG_MEMORY_LIMIT, b"\0" * 8, 1) + record(TAG_MEMORY_LIMIT, b"\0" * 8, 1)
+            ),
             "decode_error": "header extension 1 at offset 56 appears twice",
             "verdict": "invalid",
             "message": ["header extension 1 at offset 56 appears twice"],
@@ -247,7 +271,10 @@ def vectors() -> list[dict]:
             "blob": with_header_version(3),
             "decode_error": "header format 3, this runtime reads 1-2",
             "verdict": "incompatible",
-            "message": ["header format 3, this runtime reads 1-2", "fix: re-export with executorch-reference-backend==0.3.0"],
+            "message": [
+                "header format 3, this runtime reads 1-2",
+                "fix: re-export with executorch-reference-backend==0.3.0",
+            ],
         },
         {
             "name": "format1_current",
@@ -303,7 +330,9 @@ def vectors() -> list[dict]:
             "blob": good + b"\0",
             "decode_error": "trailing bytes",
             "verdict": "invalid",
-            "message": ["trailing bytes: header promises a 8-byte payload after a 56-byte header, blob has 65 bytes"],
+            "message": [
+                "trailing bytes: header promises a 8-byte payload after a 56-byte header, blob has 65 bytes"
+            ],
         },
         {
             "name": "truncated_header",
@@ -352,7 +381,11 @@ def with_line(v: dict) -> dict:
         h = decode(v["blob"])
         f = v["fields"]
         assert (h.header_length, h.header_format_version, list(h.blob_format), h.backend_id) == (
-            f["header_length"], f["header_format_version"], f["blob_format"], f["backend_id"]), v["name"]
+            f["header_length"],
+            f["header_format_version"],
+            f["blob_format"],
+            f["backend_id"],
+        ), v["name"]
     if "decode_error" in v:
         try:
             decode(v["blob"])

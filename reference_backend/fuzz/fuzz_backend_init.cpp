@@ -18,8 +18,8 @@ using namespace executorch::runtime;
 
 // Silence ExecuTorch's log: every rejected blob logs a line, which would
 // dominate the fuzzing time.
-extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, const char*,
-                                        const char*, size_t, const char*, size_t) {}
+extern "C" void et_pal_emit_log_message(et_timestamp_t, et_pal_log_level_t, const char*, const char*, size_t,
+                                        const char*, size_t) {}
 
 namespace {
 

@@ -31,8 +31,10 @@ def main() -> None:
     for blob in delegate_blobs(export("mlp", FORMAT_1_0)):
         (out / f"mlp-format-1.0-{blob.index}").write_bytes(blob.data)
     # Blobs with a named-data table (data in the .pte, then in a .ptd), in format 1.2 and in the current one.
-    for suffix, specs in (("named-pte", (("named_data_threshold", b"0"),)),
-                          ("named-ptd", (("named_data_threshold", b"0"), ("named_data_file", b"weights")))):
+    for suffix, specs in (
+        ("named-pte", (("named_data_threshold", b"0"),)),
+        ("named-ptd", (("named_data_threshold", b"0"), ("named_data_file", b"weights"))),
+    ):
         for blob in delegate_blobs(export("mlp", specs)):
             (out / f"mlp-{suffix}-{blob.index}").write_bytes(blob.data)
         for blob in delegate_blobs(export("mlp", (("blob_format", b"1.2"), *specs))):
@@ -56,10 +58,14 @@ def _quantized_pte() -> bytes:
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
     inputs = _quant_inputs(generator)
-    prepared = prepare_pt2e(torch.export.export(_QuantNet().eval(), inputs).module(), ReferenceQuantizer(MinMaxObserver))
+    prepared = prepare_pt2e(
+        torch.export.export(_QuantNet().eval(), inputs).module(), ReferenceQuantizer(MinMaxObserver)
+    )
     prepared(*inputs)
     converted = convert_pt2e(prepared)
-    edge = to_edge_transform_and_lower(torch.export.export(converted, inputs), partitioner=[ReferencePartitioner()])
+    edge = to_edge_transform_and_lower(
+        torch.export.export(converted, inputs), partitioner=[ReferencePartitioner()]
+    )
     return edge.to_executorch().buffer
 
 
@@ -71,7 +77,9 @@ def _dynamic_pte() -> bytes:
     from reference_backend.conformance import _dynamic_shapes, _TokenMLP
 
     torch.manual_seed(0)
-    exported = torch.export.export(_TokenMLP().eval(), (torch.randn(2, 3, 16),), dynamic_shapes=_dynamic_shapes())
+    exported = torch.export.export(
+        _TokenMLP().eval(), (torch.randn(2, 3, 16),), dynamic_shapes=_dynamic_shapes()
+    )
     return to_edge_transform_and_lower(exported, partitioner=[ReferencePartitioner()]).to_executorch().buffer
 
 

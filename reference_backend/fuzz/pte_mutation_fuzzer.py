@@ -49,8 +49,38 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 BACKEND_ID = b"ReferenceBackend"
 #: Interesting u32 values: boundaries, the 16384x16384 of issue 17, sign bits.
-INTERESTING = (0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 63, 64, 0x7F, 0x80, 0xFF, 0x100, 0x3FF, 0x7FFF, 0x8000,
-               0xFFFF, 0x10000, 16384, 1 << 20, (1 << 20) + 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF)
+INTERESTING = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    7,
+    8,
+    15,
+    16,
+    17,
+    31,
+    32,
+    63,
+    64,
+    0x7F,
+    0x80,
+    0xFF,
+    0x100,
+    0x3FF,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x10000,
+    16384,
+    1 << 20,
+    (1 << 20) + 1,
+    0x7FFFFFFF,
+    0x80000000,
+    0xFFFFFFFE,
+    0xFFFFFFFF,
+)
 #: Lines of the runtime's log that mean an allocation was stopped by the address-space limit.
 OOM_MARKERS = (b"out of memory", b"MemoryAllocationFailed", b"std::bad_alloc")
 
@@ -73,8 +103,10 @@ def export_seeds(out: Path) -> None:
     specs = {"": [], "-named": reference_backend.named_data_specs(256)}
     for name, (model, example) in cases().items():
         for suffix, spec in specs.items():
-            edge = to_edge_transform_and_lower(torch.export.export(model, example),
-                                               partitioner=[reference_backend.ReferencePartitioner(spec)])
+            edge = to_edge_transform_and_lower(
+                torch.export.export(model, example),
+                partitioner=[reference_backend.ReferencePartitioner(spec)],
+            )
             (out / f"{name}{suffix}.pte").write_bytes(edge.to_executorch().buffer)
 
 
@@ -93,7 +125,10 @@ class Seed:
 
 
 def load_seeds(out: Path) -> list[Seed]:
-    seeds = [Seed(f"golden-{p.parent.name}", p.read_bytes()) for p in sorted((REPO / "tests/golden").glob("*/reference.pte"))]
+    seeds = [
+        Seed(f"golden-{p.parent.name}", p.read_bytes())
+        for p in sorted((REPO / "tests/golden").glob("*/reference.pte"))
+    ]
     exported = out / "seeds"
     if not any(exported.glob("*.pte")):
         subprocess.run([sys.executable, __file__, "--export-seeds", str(exported)], check=True)
@@ -132,8 +167,22 @@ def _refresh(blob: bytearray) -> None:
         struct.pack_into("<I", blob, 32, checksum(bytes(blob[:length]), bytes(blob[length:])))
 
 
-HEADER_FIELDS = ((4, 2), (6, 2), (8, 2), (10, 2), (12, 2), (14, 2), (16, 2), (18, 2), (20, 2), (22, 2), (24, 8),
-                 (32, 4), (36, 2), (38, 2))
+HEADER_FIELDS = (
+    (4, 2),
+    (6, 2),
+    (8, 2),
+    (10, 2),
+    (12, 2),
+    (14, 2),
+    (16, 2),
+    (18, 2),
+    (20, 2),
+    (22, 2),
+    (24, 8),
+    (32, 4),
+    (36, 2),
+    (38, 2),
+)
 
 
 def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
@@ -194,7 +243,7 @@ def mutant(seeds: list[Seed], seed: int, index: int) -> tuple[Seed, bytes, str]:
 
 
 def attribute(s: Seed, data: bytes, out: Path, memory_limit: int) -> str:
-    """"backend" if the failure follows the mutant's reference blob, else "upstream".
+    """ "backend" if the failure follows the mutant's reference blob, else "upstream".
 
     The mutant's blobs (as the .pte says) are put into the unchanged seed
     program and that is loaded in a fresh process: a failure there is the
@@ -245,15 +294,20 @@ def attribute(s: Seed, data: bytes, out: Path, memory_limit: int) -> str:
             os.waitpid(pid, 0)
             return "backend"
         time.sleep(0.01)
-    failed = not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or any(m in log.read_bytes() for m in OOM_MARKERS)
+    failed = (
+        not os.WIFEXITED(status)
+        or os.WEXITSTATUS(status) != 0
+        or any(m in log.read_bytes() for m in OOM_MARKERS)
+    )
     return "backend" if failed else "upstream"
 
 
 # --------------------------------------------------------------------------- the runner (a fork)
 
 
-def run_mutants(seeds: list[Seed], seed: int, start: int, count: int, progress: int, log_path: Path,
-                memory_limit: int) -> None:
+def run_mutants(
+    seeds: list[Seed], seed: int, start: int, count: int, progress: int, log_path: Path, memory_limit: int
+) -> None:
     """In the forked runner: load (and run) mutants from ``start``; report each on ``progress``."""
     import torch
     from executorch.runtime import Runtime
@@ -303,9 +357,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=2000, help="mutants to run (default 2000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=REPO / "build" / "pte-fuzz")
-    ap.add_argument("--hang-timeout", type=float, default=20.0, help="seconds without progress that count as a hang")
-    ap.add_argument("--memory-limit-mib", type=int, default=0,
-                    help="RLIMIT_AS of the runner (default: its size at start plus 3072 MiB)")
+    ap.add_argument(
+        "--hang-timeout", type=float, default=20.0, help="seconds without progress that count as a hang"
+    )
+    ap.add_argument(
+        "--memory-limit-mib",
+        type=int,
+        default=0,
+        help="RLIMIT_AS of the runner (default: its size at start plus 3072 MiB)",
+    )
     ap.add_argument("--export-seeds", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.export_seeds:
@@ -337,8 +397,16 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(exist_ok=True)
         path = folder / f"{failure}-{index}.pte"
         path.write_bytes(data)
-        failures.append({"index": index, "failure": failure, "where": where, "seed": s.name, "mutation": what,
-                         "reproducer": str(path)})
+        failures.append(
+            {
+                "index": index,
+                "failure": failure,
+                "where": where,
+                "seed": s.name,
+                "mutation": what,
+                "reproducer": str(path),
+            }
+        )
         counts[f"{where}:{failure}"] = counts.get(f"{where}:{failure}", 0) + 1
 
     while next_index < args.count:
@@ -370,7 +438,9 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         outcome = parts[2]
                         counts[outcome.split(":")[0] if outcome.startswith("python:") else outcome] = (
-                            counts.get(outcome.split(":")[0] if outcome.startswith("python:") else outcome, 0) + 1)
+                            counts.get(outcome.split(":")[0] if outcome.startswith("python:") else outcome, 0)
+                            + 1
+                        )
                         if outcome == "oom":
                             record(int(parts[1]), "oversized-allocation")
                         current = None
@@ -395,14 +465,24 @@ def main(argv: list[str] | None = None) -> int:
             if next_index >= args.count:
                 break
             restarts += 1
-        print(f"\r{next_index}/{args.count} mutants, {restarts} runner restarts", end="", file=sys.stderr, flush=True)
+        print(
+            f"\r{next_index}/{args.count} mutants, {restarts} runner restarts",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     elapsed = time.monotonic() - started
     backend_failures = [f for f in failures if f["where"] == "backend"]
     summary = {
-        "mutants": args.count, "seed": args.seed, "seconds": round(elapsed, 1), "runner_restarts": restarts,
-        "outcomes": dict(sorted(counts.items())), "backend_failures": len(backend_failures),
-        "upstream_failures": len(failures) - len(backend_failures), "memory_limit_bytes": memory_limit,
+        "mutants": args.count,
+        "seed": args.seed,
+        "seconds": round(elapsed, 1),
+        "runner_restarts": restarts,
+        "outcomes": dict(sorted(counts.items())),
+        "backend_failures": len(backend_failures),
+        "upstream_failures": len(failures) - len(backend_failures),
+        "memory_limit_bytes": memory_limit,
         "seeds": [s.name for s in seeds],
     }
     (out / "failures.json").write_text(json.dumps(failures, indent=1) + "\n")

@@ -18,7 +18,9 @@ import reference_backend
 from backend_kit.header import Header, RuntimeVersions, decode, encode, judge
 from reference_backend import version
 
-VECTORS = json.loads((Path(__file__).resolve().parents[2] / "kit" / "vectors" / "blob_headers.json").read_text())
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[2] / "kit" / "vectors" / "blob_headers.json").read_text()
+)
 IDS = [v["name"] for v in VECTORS]
 
 
@@ -29,12 +31,20 @@ def _triple(text: str) -> tuple[int, int, int]:
 def this_runtime() -> RuntimeVersions:
     """The versions the loaded reference runtime reports, as the kit's RuntimeVersions."""
     info = reference_backend.runtime_info()
-    since = tuple(int(p) for p in info["current_format_since"].split(".")) if "current_format_since" in info else None
+    since = (
+        tuple(int(p) for p in info["current_format_since"].split("."))
+        if "current_format_since" in info
+        else None
+    )
     return RuntimeVersions(
-        backend_id=info["backend_id"], distribution=info["distribution"],
-        backend_version=_triple(info["backend_version"]), executorch_version=_triple(info["executorch_version"]),
-        blob_format_major=int(info["blob_format_major"]), blob_format_minor_min=int(info["blob_format_minor_min"]),
-        blob_format_minor=int(info["blob_format_minor"]), current_format_since=since or _triple(info["backend_version"]),
+        backend_id=info["backend_id"],
+        distribution=info["distribution"],
+        backend_version=_triple(info["backend_version"]),
+        executorch_version=_triple(info["executorch_version"]),
+        blob_format_major=int(info["blob_format_major"]),
+        blob_format_minor_min=int(info["blob_format_minor_min"]),
+        blob_format_minor=int(info["blob_format_minor"]),
+        current_format_since=since or _triple(info["backend_version"]),
     )
 
 

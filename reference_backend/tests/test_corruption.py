@@ -50,6 +50,7 @@ def test_every_single_byte_change_of_the_header(mlp, capfd):
     results = {}
     for offset in range(length):
         for flip in (0x01, 0xFF):
+
             def edit(raw, offset=offset, flip=flip):
                 raw[offset] ^= flip
                 return raw
@@ -65,6 +66,7 @@ def test_every_single_byte_change_of_the_payload(mlp, capfd):
     length = decode(blob).header_length
     results = {}
     for offset in range(length, len(blob)):
+
         def edit(raw, offset=offset):
             raw[offset] ^= 0xFF
             return raw

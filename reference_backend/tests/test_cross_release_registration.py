@@ -23,8 +23,10 @@ from reference_backend.runtime import library_path
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / "build" / "abi-work" / "venv-1.4.1"
-MAKE_VENV = ("python3.11 -m venv build/abi-work/venv-1.4.1 && "
-             "build/abi-work/venv-1.4.1/bin/python -m pip install torch==2.13.0 executorch==1.4.1")
+MAKE_VENV = (
+    "python3.11 -m venv build/abi-work/venv-1.4.1 && "
+    "build/abi-work/venv-1.4.1/bin/python -m pip install torch==2.13.0 executorch==1.4.1"
+)
 
 CHILD = """
 import ctypes, sys
@@ -39,8 +41,9 @@ print("RESULT", __version__, code, "ReferenceBackend" in names)
 
 
 def _run(python: Path, library: Path) -> tuple[list[str], str]:
-    proc = subprocess.run([str(python), "-c", CHILD, str(library)], capture_output=True, text=True, timeout=300,
-                          cwd="/")
+    proc = subprocess.run(
+        [str(python), "-c", CHILD, str(library)], capture_output=True, text=True, timeout=300, cwd="/"
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (line,) = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     return line.split()[1:], proc.stderr
@@ -53,8 +56,9 @@ def test_registration_refuses_a_process_of_another_minor_release():
     (version, code, registered), log = _run(python, library_path())
     assert version.startswith("1.4.1")
     assert (int(code), registered) == (0x10, "False")  # Error::NotSupported, not in the 1.4.1 registry
-    assert ("ReferenceBackend: not registering: built for executorch 1.5.1, this process runs executorch "
-            "1.4.1") in log
+    assert (
+        "ReferenceBackend: not registering: built for executorch 1.5.1, this process runs executorch 1.4.1"
+    ) in log
     assert "_portable_lib" in log  # names the library holding the process's runtime
 
 

@@ -45,7 +45,9 @@ def program(runtime):
 
 
 def log_lines(text: str) -> list[str]:
-    return [line[line.index("ReferenceBackend:"):] for line in text.splitlines() if "] ReferenceBackend:" in line]
+    return [
+        line[line.index("ReferenceBackend:") :] for line in text.splitlines() if "] ReferenceBackend:" in line
+    ]
 
 
 def test_the_whole_program_is_one_delegate_with_bounded_dims(program):
@@ -100,7 +102,10 @@ def test_a_size_above_one_bound_is_refused_by_the_backend(program, capfd, shape,
     with pytest.raises(RuntimeError, match=re.escape("0x12")):
         method.execute([torch.randn(*shape)])
     (line,) = log_lines(capfd.readouterr().err)
-    assert line == f"ReferenceBackend: execute: refused: {fragment} (the bound given to torch.export.Dim at export)"
+    assert (
+        line
+        == f"ReferenceBackend: execute: refused: {fragment} (the bound given to torch.export.Dim at export)"
+    )
 
 
 def test_a_size_above_the_capacity_is_refused_by_executorch(program, capfd):

@@ -57,16 +57,24 @@ CHILD = textwrap.dedent(
 def load_in_child(pte: Path, ptd: Path | None = None, env: dict | None = None, max_memory: int | None = None):
     """(the child's JSON result, its stderr): the child must exit normally."""
     args = {"pte": str(pte), "ptd": str(ptd) if ptd else None, "max_memory": max_memory}
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True, timeout=300,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(args)],
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 0, f"the process died ({proc.returncode}): {err[-3000:]}"
     line = next(line for line in proc.stdout.decode().splitlines() if line.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):]), err
+    return json.loads(line[len("RESULT ") :]), err
 
 
 def backend_lines(stderr: str) -> list[str]:
-    return [line[line.index("ReferenceBackend:"):] for line in stderr.splitlines() if "] ReferenceBackend:" in line]
+    return [
+        line[line.index("ReferenceBackend:") :]
+        for line in stderr.splitlines()
+        if "] ReferenceBackend:" in line
+    ]
 
 
 def export(model, example, specs=()) -> bytes:
@@ -118,8 +126,12 @@ def test_every_log_line_is_escaped_even_with_hostile_text_from_the_environment(t
     (tmp_path / "m.pte").write_bytes(export(MLP().eval(), (torch.randn(4, 16),)).buffer)
     env = os.environb.copy()
     env[b"REFERENCE_BACKEND_MAX_MEMORY_BYTES"] = b"12\xff\xfeGiB"
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps({"pte": str(tmp_path / "m.pte")})],
-                          capture_output=True, timeout=300, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps({"pte": str(tmp_path / "m.pte")})],
+        capture_output=True,
+        timeout=300,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert b"REFERENCE_BACKEND_MAX_MEMORY_BYTES='12\\xff\\xfeGiB' is not a byte count" in proc.stderr
     assert b"\xff" not in proc.stderr
@@ -182,10 +194,14 @@ def test_a_forged_limit_is_still_bounded_by_the_applications_maximum(tmp_path, c
 
     def forge(raw: bytearray) -> bytes:
         h = decode(bytes(raw))
-        payload = bytearray(raw[h.header_length:])
+        payload = bytearray(raw[h.header_length :])
         _blow_up_dims(payload)
-        return encode(Header(h.backend_id, h.blob_format, h.backend_version, h.executorch_version,
-                             memory_limit=1 << 40), bytes(payload))
+        return encode(
+            Header(
+                h.backend_id, h.blob_format, h.backend_version, h.executorch_version, memory_limit=1 << 40
+            ),
+            bytes(payload),
+        )
 
     (blob,) = delegate_blobs(chain_pte)
     new = forge(bytearray(blob.data))

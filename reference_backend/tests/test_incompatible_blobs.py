@@ -35,9 +35,26 @@ def wrong_magic(raw: bytearray) -> bytearray:
 
 CASES = {
     # name: (edit, error code, log fragments)
-    "newer_blob_major": (set_u16(8, 2), 0x30, ["incompatible blob", "format 2.3, written by 0.3.0 with executorch 1.5", "reads formats 1.0-1.3", "fix: re-export the model, executorch-reference-backend 0.3.0 writes no format 2.3 (the blob was altered)"]),
-    "newer_blob_minor": (set_u16(10, 7), 0x30, ["incompatible blob", "format 1.7", "fix: re-export the model"]),
-    "older_blob_major": (set_u16(8, 0), 0x30, ["format 0.3", "fix: re-export with executorch-reference-backend>=0.3.0"]),
+    "newer_blob_major": (
+        set_u16(8, 2),
+        0x30,
+        [
+            "incompatible blob",
+            "format 2.3, written by 0.3.0 with executorch 1.5",
+            "reads formats 1.0-1.3",
+            "fix: re-export the model, executorch-reference-backend 0.3.0 writes no format 2.3 (the blob was altered)",
+        ],
+    ),
+    "newer_blob_minor": (
+        set_u16(10, 7),
+        0x30,
+        ["incompatible blob", "format 1.7", "fix: re-export the model"],
+    ),
+    "older_blob_major": (
+        set_u16(8, 0),
+        0x30,
+        ["format 0.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
+    ),
     "unknown_header_version": (set_u16(6, 9), 0x30, ["header format 9, this runtime reads 1-2"]),
     "wrong_magic": (wrong_magic, 0x23, ["invalid blob", "wrong magic 'XNNP'"]),
     "truncated": (lambda raw: refresh_checksum(truncate_payload(raw)), 0x23, ["invalid blob", "truncated"]),
@@ -113,5 +130,7 @@ def test_unregistered_backend_is_named(runtime, exported, capfd):
     assert forged != pte
     with pytest.raises(RuntimeError, match=re.escape("error: 0x:20")):
         Runtime.get().load_program(forged).load_method("forward")
-    with pytest.raises(ProgramCompatibilityError, match="backend 'ReferenceBackenX' is not registered in this process"):
+    with pytest.raises(
+        ProgramCompatibilityError, match="backend 'ReferenceBackenX' is not registered in this process"
+    ):
         reference_backend.load_method(forged)

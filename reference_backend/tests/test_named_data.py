@@ -67,7 +67,9 @@ def table(pte: bytes):
 
 
 def log_lines(text: str) -> list[str]:
-    return [line[line.index("ReferenceBackend:") :] for line in text.splitlines() if "] ReferenceBackend:" in line]
+    return [
+        line[line.index("ReferenceBackend:") :] for line in text.splitlines() if "] ReferenceBackend:" in line
+    ]
 
 
 # --------------------------------------------------------------------------- compile specs
@@ -175,7 +177,10 @@ def test_a_ptd_missing_a_key_is_named(runtime, external, tmp_path, capfd):
         Runtime.get().load_program(pte, data_path=forged).load_method("forward")
     (line,) = log_lines(capfd.readouterr().err)
     assert f"named data '{missing}'" in line
-    assert "is missing from the data loaded for 'weights.ptd': that file was not written with this program" in line
+    assert (
+        "is missing from the data loaded for 'weights.ptd': that file was not written with this program"
+        in line
+    )
     with pytest.raises(ProgramCompatibilityError) as info:
         reference_backend.load_method(pte, data_path=forged)
     assert line in str(info.value)
@@ -308,7 +313,10 @@ BAD_TABLES = {
         lambda p, m: struct.pack_into("<Q", p, _table_start(p, m), 4),
         "its named data 'fc1.weight@",
     ),
-    "control character in key": (lambda p, m: p.__setitem__(_table_start(p, m) + 16, 0x0A), "control character"),
+    "control character in key": (
+        lambda p, m: p.__setitem__(_table_start(p, m) + 16, 0x0A),
+        "control character",
+    ),
     "unknown value kind": (lambda p, m: p.__setitem__(_first_named_value(p, m), 3), "unknown kind 3"),
 }
 

@@ -54,5 +54,7 @@ def test_repeated_execution_gives_same_results(runtime, exported):
     first = method.execute(list(example))[0].clone()
     for _ in range(5):
         other = (torch.randn(4, 8), torch.randn(4, 8))
-        torch.testing.assert_close(method.execute(list(other))[0], model(*other).detach(), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(
+            method.execute(list(other))[0], model(*other).detach(), rtol=1e-5, atol=1e-5
+        )
     torch.testing.assert_close(method.execute(list(example))[0], first)

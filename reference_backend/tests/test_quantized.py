@@ -29,12 +29,18 @@ def _quantized(seed: int = 0):
 
 def test_runtime_is_bit_exact_with_the_python_reference(runtime):
     converted, inputs = _quantized()
-    edge = to_edge_transform_and_lower(torch.export.export(converted, inputs), partitioner=[ReferencePartitioner()])
-    lowered = [m for _, m in edge.exported_program().graph_module.named_children() if hasattr(m, "backend_id")]
+    edge = to_edge_transform_and_lower(
+        torch.export.export(converted, inputs), partitioner=[ReferencePartitioner()]
+    )
+    lowered = [
+        m for _, m in edge.exported_program().graph_module.named_children() if hasattr(m, "backend_id")
+    ]
     assert len(lowered) == 1 and lowered[0].backend_id == "ReferenceBackend"
     subgraph = fold_quantized(lowered[0].original_module)
     names = {op.name() for op in (n.target for n in subgraph.graph.nodes if n.op == "call_function")}
-    assert {"reference_backend::qconv2d", "reference_backend::qadd", "reference_backend::qlinear"} <= names, names
+    assert {"reference_backend::qconv2d", "reference_backend::qadd", "reference_backend::qlinear"} <= names, (
+        names
+    )
     assert not any(name.startswith("quantized_decomposed::") for name in names), names
     pte = edge.to_executorch().buffer
     program = Runtime.get().load_program(pte)
@@ -51,4 +57,8 @@ def test_requantize_rounds_half_up_and_saturates():
     m, s = qmath.fixed_point(0.5)
     assert (m, s) == (2**30, 31)
     acc = torch.tensor([3, -3, 2**40], dtype=torch.int64)
-    assert qmath.requantize(acc, m, s).tolist() == [2, -1, 2**30 - 1 + 1]  # 1.5 -> 2, -1.5 -> -1; int32 saturated
+    assert qmath.requantize(acc, m, s).tolist() == [
+        2,
+        -1,
+        2**30 - 1 + 1,
+    ]  # 1.5 -> 2, -1.5 -> -1; int32 saturated

@@ -25,7 +25,12 @@ def test_loading_twice_is_harmless(runtime):
 
 @pytest.mark.parametrize(
     ("built", "running", "ok"),
-    [("1.5.1+cpu", "1.5.0", True), ("1.5.0", "1.5.1+cpu", True), ("1.5.1", "1.4.1", False), ("1.5.1", "2.0.0", False)],
+    [
+        ("1.5.1+cpu", "1.5.0", True),
+        ("1.5.0", "1.5.1+cpu", True),
+        ("1.5.1", "1.4.1", False),
+        ("1.5.1", "2.0.0", False),
+    ],
 )
 def test_library_for_another_executorch_minor_is_refused(built, running, ok):
     if ok:
@@ -61,5 +66,7 @@ def test_load_method_keeps_a_temporary_buffer_alive(runtime, exported):
     method = reference_backend.load_method(bytes(bytearray(exported("mlp"))))  # a temporary copy
     gc.collect()
     junk = [b"\xff" * len(exported("mlp")) for _ in range(200)]  # reuse freed memory if it was freed
-    torch.testing.assert_close(method.execute(list(example))[0], model(*example).detach(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(
+        method.execute(list(example))[0], model(*example).detach(), rtol=1e-5, atol=1e-5
+    )
     assert len(junk) == 200

@@ -119,4 +119,6 @@ def test_readme_carries_current_python_api_table():
     from abi_checks.tools.python_api import table
 
     readme = (PACKAGE_DIR / "README.md").read_text()
-    assert table() in readme, "abi_checks/README.md is stale: paste `python -m abi_checks.tools.python_api --table`"
+    assert table() in readme, (
+        "abi_checks/README.md is stale: paste `python -m abi_checks.tools.python_api --table`"
+    )

@@ -20,33 +20,74 @@ def finish(report: dict[str, Any]) -> dict[str, Any]:
     report = {k: v for k, v in report.items() if k != "content_sha256"}
     certify = report["mode"] == "certify"
     text, reasons, warnings = verdict(report["results"], certify, report["backend"]["capabilities"])
-    report.update(summary=summarize(report["results"]), verdict=text, verdict_reasons=reasons, warnings=warnings,
-                  certified=text == "certified")
+    report.update(
+        summary=summarize(report["results"]),
+        verdict=text,
+        verdict_reasons=reasons,
+        warnings=warnings,
+        certified=text == "certified",
+    )
     return seal(report)
 
 
-def make_report(mode: str = "certify", checks: str | None = None, libraries: list[dict] | None = None,
-                created: str | None = None) -> dict[str, Any]:
+def make_report(
+    mode: str = "certify",
+    checks: str | None = None,
+    libraries: list[dict] | None = None,
+    created: str | None = None,
+) -> dict[str, Any]:
     """A sealed report with every (selected) check passed."""
-    selected = [c for c in all_checks() if checks is None or c.area in checks.split(",") or c.id in checks.split(",")]
-    results = [{"id": c.id, "clause": c.clause, "level": c.level, "title": c.title, "applies_if": c.applies_if,
-                "outcome": "passed", "reason": "", "duration_s": 0.01} for c in selected]
+    selected = [
+        c for c in all_checks() if checks is None or c.area in checks.split(",") or c.id in checks.split(",")
+    ]
+    results = [
+        {
+            "id": c.id,
+            "clause": c.clause,
+            "level": c.level,
+            "title": c.title,
+            "applies_if": c.applies_if,
+            "outcome": "passed",
+            "reason": "",
+            "duration_s": 0.01,
+        }
+        for c in selected
+    ]
     created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return finish({
-        "schema": "executorch-conformance-report",
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "suite_version": SUITE_VERSION,
-        "created": created,
-        "command": "executorch-conformance run --backend ReferenceBackend" + (" --certify" if mode == "certify" else ""),
-        "mode": mode,
-        "environment": {"executorch": "1.5.1", "torch": "2.13.0+cpu", "python": "3.11.7", "platform": "Linux",
-                        "machine": "x86_64"},
-        "backend": {"id": "ReferenceBackend", "distribution": "executorch-reference-backend", "version": "0.2.0",
-                    "installed_version": "0.2.0", "capabilities": ["named_data"],
-                    "runtime_libraries": libraries if libraries is not None else []},
-        "results": results,
-        "selected": [r["id"] for r in results],
-        "options": {"backend": "ReferenceBackend", "expectations": None, "certify": mode == "certify",
-                    "checks": checks, "timeout": None, "workers": 1},
-        "duration_s": 1.0,
-    })
+    return finish(
+        {
+            "schema": "executorch-conformance-report",
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "suite_version": SUITE_VERSION,
+            "created": created,
+            "command": "executorch-conformance run --backend ReferenceBackend"
+            + (" --certify" if mode == "certify" else ""),
+            "mode": mode,
+            "environment": {
+                "executorch": "1.5.1",
+                "torch": "2.13.0+cpu",
+                "python": "3.11.7",
+                "platform": "Linux",
+                "machine": "x86_64",
+            },
+            "backend": {
+                "id": "ReferenceBackend",
+                "distribution": "executorch-reference-backend",
+                "version": "0.2.0",
+                "installed_version": "0.2.0",
+                "capabilities": ["named_data"],
+                "runtime_libraries": libraries if libraries is not None else [],
+            },
+            "results": results,
+            "selected": [r["id"] for r in results],
+            "options": {
+                "backend": "ReferenceBackend",
+                "expectations": None,
+                "certify": mode == "certify",
+                "checks": checks,
+                "timeout": None,
+                "workers": 1,
+            },
+            "duration_s": 1.0,
+        }
+    )

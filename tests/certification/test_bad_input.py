@@ -16,8 +16,13 @@ from conformance.verify import MAX_READ_BYTES, Unreadable, read_json
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def _resealed(change):
@@ -61,26 +66,40 @@ CASES = {
     "a JSON string": (b'"report"', "holds a JSON string, not a report object"),
     "an empty object": (b"{}", "not a conformance report"),
     "missing keys": (_resealed(_missing_keys).encode(), "field 'results' is missing"),
-    "a list as a check id": (_resealed(_check_id_list).encode(), "field 'results[0].id' is a list, not a string"),
-    "an int as capabilities": (_resealed(_capabilities_int).encode(),
-                               "field 'backend.capabilities' is an integer, not a list"),
+    "a list as a check id": (
+        _resealed(_check_id_list).encode(),
+        "field 'results[0].id' is a list, not a string",
+    ),
+    "an int as capabilities": (
+        _resealed(_capabilities_int).encode(),
+        "field 'backend.capabilities' is an integer, not a list",
+    ),
     "a string as a count": (_resealed(_summary_string).encode(), "field 'summary.passed' is a string"),
     "an object as results": (_resealed(_results_dict).encode(), "field 'results' is an object, not a list"),
     "a boolean as schema_version": (_resealed(_bool_version).encode(), "field 'schema_version' is a boolean"),
     "a list as options": (_resealed(_options_list).encode(), "field 'options' is a list, not an object"),
     "non-UTF-8 bytes": (b'{"schema": "\xff\xfe"}', "is not UTF-8 text (byte 0xff at offset 12)"),
-    "not JSON": (b"schema: executorch-conformance-report\n", "is not JSON: Expecting value at line 1 column 1"),
+    "not JSON": (
+        b"schema: executorch-conformance-report\n",
+        "is not JSON: Expecting value at line 1 column 1",
+    ),
     "empty file": (b"", "is not JSON"),
     "deeply nested": (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
     "an envelope with a garbage payload": (
-        json.dumps({"payload": "!!!", "payloadType": "application/vnd.in-toto+json", "signatures": []}).encode(),
-        "the envelope's payload is not base64"),
+        json.dumps(
+            {"payload": "!!!", "payloadType": "application/vnd.in-toto+json", "signatures": []}
+        ).encode(),
+        "the envelope's payload is not base64",
+    ),
     "an envelope of another payload type": (
         json.dumps({"payload": "e30=", "payloadType": "text/plain", "signatures": []}).encode(),
-        "payloadType is 'text/plain'"),
+        "payloadType is 'text/plain'",
+    ),
     "several JSON lines": (b'{"a": 1}\n{"b": 2}\n', "holds 2 JSON lines"),
-    "a duplicated key": (b'{"schema": "executorch-conformance-report", "schema": "x"}',
-                         "key 'schema' appears twice in one object"),
+    "a duplicated key": (
+        b'{"schema": "executorch-conformance-report", "schema": "x"}',
+        "key 'schema' appears twice in one object",
+    ),
     "NaN": (b'{"duration_s": NaN}', "NaN is not JSON"),
 }
 
@@ -122,8 +141,10 @@ def test_the_cap_applies_to_what_is_read_not_only_to_the_size(tmp_path):
 
 
 def test_missing_file_and_directory(tmp_path):
-    for target, expected in ((tmp_path / "nope.json", "cannot be read: No such file or directory"),
-                             (tmp_path, "is a directory")):
+    for target, expected in (
+        (tmp_path / "nope.json", "cannot be read: No such file or directory"),
+        (tmp_path, "is a directory"),
+    ):
         proc = cli("verify", target)
         output = (proc.stdout + proc.stderr).strip()
         assert proc.returncode == 1 and len(output.splitlines()) == 1 and expected in output, output

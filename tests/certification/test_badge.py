@@ -16,8 +16,12 @@ N = len(all_checks())
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def waived_report():
@@ -75,12 +79,31 @@ def test_badge_from_a_signed_attestation_checks_the_key(tmp_path):
     import zipfile
 
     with zipfile.ZipFile(wheel, "w") as z:
-        z.writestr("executorch_reference_backend-0.2.0.dist-info/METADATA",
-                   "Name: executorch-reference-backend\nVersion: 0.2.0\n")
-    assert cli("sign", tmp_path / "report.json", "--key", tmp_path / "k.pem", "--wheel", wheel).returncode == 0
-    wrong = cli("badge", tmp_path / "report.intoto.jsonl", "--trusted-key", tmp_path / "o.pub.pem",
-                "--out-dir", tmp_path / "b")
+        z.writestr(
+            "executorch_reference_backend-0.2.0.dist-info/METADATA",
+            "Name: executorch-reference-backend\nVersion: 0.2.0\n",
+        )
+    assert (
+        cli("sign", tmp_path / "report.json", "--key", tmp_path / "k.pem", "--wheel", wheel).returncode == 0
+    )
+    wrong = cli(
+        "badge",
+        tmp_path / "report.intoto.jsonl",
+        "--trusted-key",
+        tmp_path / "o.pub.pem",
+        "--out-dir",
+        tmp_path / "b",
+    )
     assert wrong.returncode == 1 and "not a trusted key" in wrong.stderr and not (tmp_path / "b").exists()
-    ok = cli("badge", tmp_path / "report.intoto.jsonl", "--trusted-key", tmp_path / "k.pub.pem",
-             "--out-dir", tmp_path / "b")
-    assert ok.returncode == 0 and json.loads((tmp_path / "b" / "badge.json").read_text())["message"] == f"certified {N}/{N}"
+    ok = cli(
+        "badge",
+        tmp_path / "report.intoto.jsonl",
+        "--trusted-key",
+        tmp_path / "k.pub.pem",
+        "--out-dir",
+        tmp_path / "b",
+    )
+    assert (
+        ok.returncode == 0
+        and json.loads((tmp_path / "b" / "badge.json").read_text())["message"] == f"certified {N}/{N}"
+    )

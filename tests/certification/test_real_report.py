@@ -16,8 +16,12 @@ CHECKS = "PKG,BLOB"
 
 
 def cli(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +42,8 @@ def test_the_real_report_verifies_with_its_runtime_library(real):
     total, passed = len(report["results"]), report["summary"]["passed"]
     assert f"verdict: CONFORMANT (standard mode): {passed}/{total} passed" in proc.stdout
     assert report["options"]["checks"] == CHECKS and sorted(report["selected"]) == sorted(
-        r["id"] for r in report["results"])
+        r["id"] for r in report["results"]
+    )
 
 
 def test_rerun_lists_the_checks_whose_outcome_differs(real, tmp_path):
@@ -57,13 +62,37 @@ def test_rerun_lists_the_checks_whose_outcome_differs(real, tmp_path):
 
 
 def test_rerun_command_and_differences():
-    options = {"backend": "B", "expectations": None, "certify": True, "checks": None, "timeout": 30, "workers": 2}
-    assert rerun_command(options, "/tmp/x")[3:] == ["run", "--backend", "B", "--report-dir", "/tmp/x", "-n", "2",
-                                                    "--certify", "--timeout", "30"]
+    options = {
+        "backend": "B",
+        "expectations": None,
+        "certify": True,
+        "checks": None,
+        "timeout": 30,
+        "workers": 2,
+    }
+    assert rerun_command(options, "/tmp/x")[3:] == [
+        "run",
+        "--backend",
+        "B",
+        "--report-dir",
+        "/tmp/x",
+        "-n",
+        "2",
+        "--certify",
+        "--timeout",
+        "30",
+    ]
     with pytest.raises(ValueError, match="which is not here"):
         rerun_command(dict(options, expectations="/nowhere/expect.toml"), "/tmp/x")
-    old = {"results": [{"id": "A-1", "outcome": "passed", "reason": ""}, {"id": "A-2", "outcome": "failed", "reason": ""}]}
+    old = {
+        "results": [
+            {"id": "A-1", "outcome": "passed", "reason": ""},
+            {"id": "A-2", "outcome": "failed", "reason": ""},
+        ]
+    }
     assert differences(old, old) == []
     new = {"results": [{"id": "A-1", "outcome": "crashed", "reason": "SIGSEGV"}]}
-    assert differences(old, new) == ["A-1: the report says passed, the re-run here says crashed: SIGSEGV",
-                                     "A-2: the report says failed, the re-run has no result for it"]
+    assert differences(old, new) == [
+        "A-1: the report says passed, the re-run here says crashed: SIGSEGV",
+        "A-2: the report says failed, the re-run has no result for it",
+    ]

@@ -21,8 +21,13 @@ N = len(all_checks())
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def make_wheel(path, name="executorch-reference-backend", version="0.2.0", lib=LIB):
@@ -38,8 +43,14 @@ def signed(tmp_path):
     """(dir, report path, attestation path, trusted public key, other public key, library path)."""
     lib = tmp_path / "libreference_backend_runtime.so"
     lib.write_bytes(LIB)
-    report = make_report(libraries=[{"path": "/site-packages/reference_backend/lib/libreference_backend_runtime.so",
-                                     "sha256": hashlib.sha256(LIB).hexdigest()}])
+    report = make_report(
+        libraries=[
+            {
+                "path": "/site-packages/reference_backend/lib/libreference_backend_runtime.so",
+                "sha256": hashlib.sha256(LIB).hexdigest(),
+            }
+        ]
+    )
     path = tmp_path / "report.json"
     path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     assert cli("keygen", "--out", tmp_path / "vendor.pem").returncode == 0
@@ -47,7 +58,14 @@ def signed(tmp_path):
     proc = cli("sign", path, "--key", tmp_path / "vendor.pem")
     assert proc.returncode == 0, proc.stderr
     assert "report.intoto.jsonl: in-toto attestation signed by Ed25519 key" in proc.stdout
-    return tmp_path, path, tmp_path / "report.intoto.jsonl", tmp_path / "vendor.pub.pem", tmp_path / "other.pub.pem", lib
+    return (
+        tmp_path,
+        path,
+        tmp_path / "report.intoto.jsonl",
+        tmp_path / "vendor.pub.pem",
+        tmp_path / "other.pub.pem",
+        lib,
+    )
 
 
 def test_keygen_writes_a_private_key_only_its_owner_reads(tmp_path):
@@ -70,8 +88,9 @@ def test_attestation_is_an_in_toto_statement_in_a_dsse_envelope(signed):
     assert statement["_type"] == "https://in-toto.io/Statement/v1"
     assert statement["predicateType"] == att.PREDICATE_TYPE
     assert statement["predicate"] == json.loads(path.read_text())
-    assert statement["subject"] == [{"name": "libreference_backend_runtime.so",
-                                     "digest": {"sha256": hashlib.sha256(LIB).hexdigest()}}]
+    assert statement["subject"] == [
+        {"name": "libreference_backend_runtime.so", "digest": {"sha256": hashlib.sha256(LIB).hexdigest()}}
+    ]
 
 
 def test_dsse_signature_is_over_the_pae(signed):
@@ -110,7 +129,9 @@ def test_a_key_the_forger_made_is_not_trusted(signed):
     forged.write_text(json.dumps(finish(report)))
     assert cli("keygen", "--out", tmp / "forger.pem").returncode == 0
     assert cli("sign", forged, "--key", tmp / "forger.pem").returncode == 0
-    assert cli("verify", tmp / "forged.intoto.jsonl").returncode == 0  # not signed by anyone trusted: content only
+    assert (
+        cli("verify", tmp / "forged.intoto.jsonl").returncode == 0
+    )  # not signed by anyone trusted: content only
     proc = cli("verify", tmp / "forged.intoto.jsonl", "--trusted-key", public)
     assert proc.returncode == 1 and "not a trusted key" in proc.stdout
 
@@ -124,8 +145,17 @@ def test_fail_edited_to_pass_verdict_recomputed_and_resealed_is_caught_by_the_si
     (tmp_path / "report.json").write_text(json.dumps(failing))
     assert "NOT CONFORMANT" in cli("verify", tmp_path / "report.json").stdout  # a verdict, not a forgery
     cli("keygen", "--out", tmp_path / "k.pem")
-    assert cli("sign", tmp_path / "report.json", "--key", tmp_path / "k.pem", "--wheel",
-               make_wheel(tmp_path / "w.whl")).returncode == 0
+    assert (
+        cli(
+            "sign",
+            tmp_path / "report.json",
+            "--key",
+            tmp_path / "k.pem",
+            "--wheel",
+            make_wheel(tmp_path / "w.whl"),
+        ).returncode
+        == 0
+    )
     envelope = json.loads((tmp_path / "report.intoto.jsonl").read_text())
     statement = json.loads(base64.b64decode(envelope["payload"]))
     predicate = statement["predicate"]
@@ -137,8 +167,13 @@ def test_fail_edited_to_pass_verdict_recomputed_and_resealed_is_caught_by_the_si
     content_only = cli("verify", tmp_path / "edited.intoto.jsonl")
     assert content_only.returncode == 0 and "CERTIFIED" in content_only.stdout  # what a hash alone allows
     proc = cli("verify", tmp_path / "edited.intoto.jsonl", "--trusted-key", tmp_path / "k.pub.pem")
-    assert proc.returncode == 1 and "does not verify: the attestation was altered after it was signed" in proc.stdout
-    unsigned = cli("verify", tmp_path / "report.json", "--require-signature", "--trusted-key", tmp_path / "k.pub.pem")
+    assert (
+        proc.returncode == 1
+        and "does not verify: the attestation was altered after it was signed" in proc.stdout
+    )
+    unsigned = cli(
+        "verify", tmp_path / "report.json", "--require-signature", "--trusted-key", tmp_path / "k.pub.pem"
+    )
     assert unsigned.returncode == 1 and "is an unsigned report" in unsigned.stdout
 
 
@@ -197,13 +232,18 @@ def test_sign_refuses_a_library_that_was_not_tested_and_a_report_that_does_not_v
 def test_wheel_is_a_subject_and_must_be_the_certified_distribution(signed):
     tmp, path, _, public, _, _ = signed
     wheel = make_wheel(tmp / "executorch_reference_backend-0.2.0-py3-none-linux_x86_64.whl")
-    assert cli("sign", path, "--key", tmp / "vendor.pem", "--wheel", wheel, "--out", tmp / "w.jsonl").returncode == 0
+    assert (
+        cli("sign", path, "--key", tmp / "vendor.pem", "--wheel", wheel, "--out", tmp / "w.jsonl").returncode
+        == 0
+    )
     ok = cli("verify", tmp / "w.jsonl", "--trusted-key", public, "--wheel", wheel)
     assert ok.returncode == 0 and "matches the report" in ok.stdout, ok.stdout
     # The same report, verified with a wheel of another version, another name, another library.
-    for bad, expected in ((make_wheel(tmp / "v.whl", version="0.3.0"), "is version '0.3.0'"),
-                          (make_wheel(tmp / "n.whl", name="other-backend"), "is the distribution 'other-backend'"),
-                          (make_wheel(tmp / "l.whl", lib=b"rebuilt"), "but the tested libreference_backend_runtime.so")):
+    for bad, expected in (
+        (make_wheel(tmp / "v.whl", version="0.3.0"), "is version '0.3.0'"),
+        (make_wheel(tmp / "n.whl", name="other-backend"), "is the distribution 'other-backend'"),
+        (make_wheel(tmp / "l.whl", lib=b"rebuilt"), "but the tested libreference_backend_runtime.so"),
+    ):
         proc = cli("verify", tmp / "w.jsonl", "--trusted-key", public, "--wheel", bad)
         assert proc.returncode == 1 and expected in proc.stdout, proc.stdout
         assert "is not a subject of the signed attestation" in proc.stdout
@@ -219,8 +259,10 @@ def test_key_and_bundle_kinds_are_not_confused(signed, tmp_path):
     _, _path, attestation, public, _, _ = signed
     proc = cli("verify", attestation, "--identity", "vendor@example.com")
     assert proc.returncode == 1 and "verify it with --trusted-key, not --identity" in proc.stdout
-    bundle = {"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
-              "dsseEnvelope": json.loads(attestation.read_text())}
+    bundle = {
+        "mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
+        "dsseEnvelope": json.loads(attestation.read_text()),
+    }
     (tmp_path / "b.sigstore.json").write_text(json.dumps(bundle))
     proc = cli("verify", tmp_path / "b.sigstore.json", "--trusted-key", public)
     assert proc.returncode == 1 and "verify it with --identity" in proc.stdout
@@ -244,8 +286,10 @@ def test_sigstore_is_optional(signed):
 
 def test_a_statement_with_a_duplicated_key_is_refused_even_if_signed():
     """Two parsers could read two different reports from it: refused, not resolved."""
-    payload = (b'{"_type": "https://in-toto.io/Statement/v1", "predicateType": "%s", "subject": '
-               b'[{"name": "a", "digest": {"sha256": "00"}}], "predicate": {"verdict": "not conformant", '
-               b'"verdict": "certified"}}' % att.PREDICATE_TYPE.encode())
+    payload = (
+        b'{"_type": "https://in-toto.io/Statement/v1", "predicateType": "%s", "subject": '
+        b'[{"name": "a", "digest": {"sha256": "00"}}], "predicate": {"verdict": "not conformant", '
+        b'"verdict": "certified"}}' % att.PREDICATE_TYPE.encode()
+    )
     with pytest.raises(att.AttestationError, match="key 'verdict' appears twice"):
         att.parse_statement(payload)

@@ -39,7 +39,9 @@ def result(report, check_id):
 def test_the_template_report_verifies_and_prints_its_verdict(report):
     v = check_report(report)
     assert v.ok and v.verdict == "certified"
-    assert v.verdict_line().startswith(f"CERTIFIED (certify mode): {len(report['results'])}/{len(report['results'])} passed")
+    assert v.verdict_line().startswith(
+        f"CERTIFIED (certify mode): {len(report['results'])}/{len(report['results'])} passed"
+    )
 
 
 def _fail(report, check_id="RT-3", reason="output differs"):
@@ -52,6 +54,7 @@ def _set(path, value):
         for key in path[:-1]:
             obj = obj[key] if not isinstance(key, str) or not key.startswith("#") else result(r, key[1:])
         obj[path[-1]] = value
+
     return fn
 
 
@@ -59,6 +62,7 @@ def _drop(check_id):
     def fn(r):
         r["results"] = [x for x in r["results"] if x["id"] != check_id]
         r["selected"] = [x for x in r["selected"] if x != check_id]
+
     return fn
 
 
@@ -95,49 +99,134 @@ def _empty(r):
 
 # (name, edit, recompute summary and verdict like a careful forger, expected substring of a problem)
 FORGERIES = [
-    ("outcome edited, summary kept", lambda r: _fail(r), False, f"summary.passed is {N}, but {N - 1} results are passed"),
+    (
+        "outcome edited, summary kept",
+        lambda r: _fail(r),
+        False,
+        f"summary.passed is {N}, but {N - 1} results are passed",
+    ),
     ("outcome edited, verdict kept", lambda r: _fail(r), False, "claims verdict 'certified'"),
-    ("failing MUST relabelled SHOULD", _relabel_should, True,
-     "results[13] (RT-3): level is 'SHOULD', but suite 0.2.0 has 'MUST' for RT-3"),
+    (
+        "failing MUST relabelled SHOULD",
+        _relabel_should,
+        True,
+        "results[13] (RT-3): level is 'SHOULD', but suite 0.2.0 has 'MUST' for RT-3",
+    ),
     ("level edited", _set(("results", "#PKG-3", "level"), "MUST"), True, "(PKG-3): level is 'MUST'"),
-    ("clause edited", _set(("results", "#RT-5", "clause"), "C-RT-4"), True,
-     "(RT-5): clause is 'C-RT-4', but suite 0.2.0 has 'C-RT-5'"),
+    (
+        "clause edited",
+        _set(("results", "#RT-5", "clause"), "C-RT-4"),
+        True,
+        "(RT-5): clause is 'C-RT-4', but suite 0.2.0 has 'C-RT-5'",
+    ),
     ("title edited", _set(("results", "#RT-3", "title"), "anything"), True, "(RT-3): title is 'anything'"),
-    ("applies_if edited", _set(("results", "#RT-3", "applies_if"), "named_data"), True,
-     "(RT-3): applies_if is 'named_data', but suite 0.2.0 has None"),
-    ("applies_if removed from a conditional check", _set(("results", "#NDATA-1", "applies_if"), None), True,
-     "(NDATA-1): applies_if is None, but suite 0.2.0 has 'named_data'"),
-    ("check dropped", _drop("RT-5"), True, "certify mode needs every check of suite 0.2.0, but the report lacks RT-5"),
+    (
+        "applies_if edited",
+        _set(("results", "#RT-3", "applies_if"), "named_data"),
+        True,
+        "(RT-3): applies_if is 'named_data', but suite 0.2.0 has None",
+    ),
+    (
+        "applies_if removed from a conditional check",
+        _set(("results", "#NDATA-1", "applies_if"), None),
+        True,
+        "(NDATA-1): applies_if is None, but suite 0.2.0 has 'named_data'",
+    ),
+    (
+        "check dropped",
+        _drop("RT-5"),
+        True,
+        "certify mode needs every check of suite 0.2.0, but the report lacks RT-5",
+    ),
     ("check added", _add_fake, True, f"results[{N}]: 'PKG-9' is not a check of suite 0.2.0"),
     ("duplicated check id", _duplicate, True, "check AOT-1 appears 2 times in results"),
-    ("summary 999/999", lambda r: r["summary"].update(passed=999, total=999), False,
-     f"summary.total is 999, but the report has {N} results"),
+    (
+        "summary 999/999",
+        lambda r: r["summary"].update(passed=999, total=999),
+        False,
+        f"summary.total is 999, but the report has {N} results",
+    ),
     ("empty results", _empty, True, "results is empty"),
-    ("results [] with summary 24/24, suite 0.1.99, renamed backend", _forgery_24_of_24, False,
-     "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0)"),
-    ("unreleased version", _set(("suite_version",), "0.3.0"), True, "suite version '0.3.0' was never released"),
-    ("certify report with an expected failure", _xfail, True,
-     "certify mode forbids expected failures, but RT-3 is one (known issue)"),
-    ("certify report with a declared not-applicable MUST check, still certified", _declared_na, False,
-     "the report claims verdict 'certified' (certified=True), its results give 'not conformant'"),
+    (
+        "results [] with summary 24/24, suite 0.1.99, renamed backend",
+        _forgery_24_of_24,
+        False,
+        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0)",
+    ),
+    (
+        "unreleased version",
+        _set(("suite_version",), "0.3.0"),
+        True,
+        "suite version '0.3.0' was never released",
+    ),
+    (
+        "certify report with an expected failure",
+        _xfail,
+        True,
+        "certify mode forbids expected failures, but RT-3 is one (known issue)",
+    ),
+    (
+        "certify report with a declared not-applicable MUST check, still certified",
+        _declared_na,
+        False,
+        "the report claims verdict 'certified' (certified=True), its results give 'not conformant'",
+    ),
     ("results reordered", lambda r: r["results"].reverse(), True, "results are not in check order"),
-    ("unknown outcome", _set(("results", "#AOT-2", "outcome"), "skipped"), False, "unknown outcome 'skipped'"),
-    ("verdict reasons edited", lambda r: (_fail(r), finish(r), r.update(verdict_reasons=[])), False,
-     "verdict_reasons differ from what the results give"),
-    ("schema version of another suite version", _set(("schema_version",), 1), True,
-     "schema_version is 1, but suite 0.2.0 writes schema_version 2"),
+    (
+        "unknown outcome",
+        _set(("results", "#AOT-2", "outcome"), "skipped"),
+        False,
+        "unknown outcome 'skipped'",
+    ),
+    (
+        "verdict reasons edited",
+        lambda r: (_fail(r), finish(r), r.update(verdict_reasons=[])),
+        False,
+        "verdict_reasons differ from what the results give",
+    ),
+    (
+        "schema version of another suite version",
+        _set(("schema_version",), 1),
+        True,
+        "schema_version is 1, but suite 0.2.0 writes schema_version 2",
+    ),
     ("mode neither certify nor standard", _set(("mode",), "gold"), True, "mode is 'gold'"),
-    ("options.certify disagrees with mode", _set(("options", "certify"), False), True,
-     "options.certify is False but mode is 'certify'"),
-    ("certify with options.checks", _set(("options", "checks"), "PKG"), True,
-     "certify mode runs every check, but options.checks is 'PKG'"),
-    ("selected lists a check without result", lambda r: (r["results"].pop(), None), True,
-     f"selected {LAST}, but the results lack them"),
-    ("unknown capability", _set(("backend", "capabilities"), ["named_data", "quantum"]), True,
-     "backend.capabilities names 'quantum'"),
-    ("created before the release", _set(("created",), "2026-01-01T00:00:00+00:00"), True,
-     "created 2026-01-01, before suite version 0.2.0 was released"),
-    ("created in the future", _set(("created",), "2027-06-01T00:00:00+00:00"), True, "which is in the future"),
+    (
+        "options.certify disagrees with mode",
+        _set(("options", "certify"), False),
+        True,
+        "options.certify is False but mode is 'certify'",
+    ),
+    (
+        "certify with options.checks",
+        _set(("options", "checks"), "PKG"),
+        True,
+        "certify mode runs every check, but options.checks is 'PKG'",
+    ),
+    (
+        "selected lists a check without result",
+        lambda r: (r["results"].pop(), None),
+        True,
+        f"selected {LAST}, but the results lack them",
+    ),
+    (
+        "unknown capability",
+        _set(("backend", "capabilities"), ["named_data", "quantum"]),
+        True,
+        "backend.capabilities names 'quantum'",
+    ),
+    (
+        "created before the release",
+        _set(("created",), "2026-01-01T00:00:00+00:00"),
+        True,
+        "created 2026-01-01, before suite version 0.2.0 was released",
+    ),
+    (
+        "created in the future",
+        _set(("created",), "2027-06-01T00:00:00+00:00"),
+        True,
+        "which is in the future",
+    ),
     ("created without a time zone", _set(("created",), "2026-12-01T10:00:00"), True, "has no time zone"),
 ]
 
@@ -151,7 +240,9 @@ def test_forged_report_is_rejected_with_the_reason(report, name, fn, recompute, 
 def test_an_edit_without_resealing_is_an_edit(report):
     edited = copy.deepcopy(report)
     result(edited, "AOT-1")["reason"] = "x"
-    assert any("content hash mismatch" in p and "edited after it was written" in p for p in verify_report(edited))
+    assert any(
+        "content hash mismatch" in p and "edited after it was written" in p for p in verify_report(edited)
+    )
 
 
 def test_the_summary_is_compared_with_the_results_even_when_consistent_with_itself(report):
@@ -219,35 +310,62 @@ def test_expired_suite_version_is_rejected(report):
     valid_until = releases()[SUITE_VERSION].valid_until
     assert verify_report(report, today=valid_until) == []
     (problem,) = verify_report(report, today=valid_until + datetime.timedelta(days=1))
-    assert problem.startswith(f"suite version {SUITE_VERSION} was valid until {valid_until}; its reports have expired")
+    assert problem.startswith(
+        f"suite version {SUITE_VERSION} was valid until {valid_until}; its reports have expired"
+    )
 
 
 def test_a_report_of_the_previous_release_verifies_in_its_window():
     old = releases()["0.1.0"]
     results = [dict(c, outcome="passed", reason="") for c in old.checks.values()]
-    report = seal({
-        "schema": "executorch-conformance-report", "schema_version": 1, "suite_version": "0.1.0",
-        "created": "2026-11-30T12:00:00+00:00", "command": "executorch-conformance run --certify", "mode": "certify",
-        "environment": {"executorch": "1.5.1"},
-        "backend": {"id": "B", "distribution": "b", "version": "1.0", "capabilities": ["named_data"],
-                    "runtime_libraries": []},
-        "results": results,
-        "summary": {"passed": len(results), "failed": 0, "error": 0, "not_applicable": 0, "expected_failure": 0,
-                    "unexpected_pass": 0, "total": len(results)},
-        "verdict": "certified", "certified": True,
-    })
+    report = seal(
+        {
+            "schema": "executorch-conformance-report",
+            "schema_version": 1,
+            "suite_version": "0.1.0",
+            "created": "2026-11-30T12:00:00+00:00",
+            "command": "executorch-conformance run --certify",
+            "mode": "certify",
+            "environment": {"executorch": "1.5.1"},
+            "backend": {
+                "id": "B",
+                "distribution": "b",
+                "version": "1.0",
+                "capabilities": ["named_data"],
+                "runtime_libraries": [],
+            },
+            "results": results,
+            "summary": {
+                "passed": len(results),
+                "failed": 0,
+                "error": 0,
+                "not_applicable": 0,
+                "expected_failure": 0,
+                "unexpected_pass": 0,
+                "total": len(results),
+            },
+            "verdict": "certified",
+            "certified": True,
+        }
+    )
     assert verify_report(report, today=datetime.date(2026, 12, 1)) == []
-    assert any("suite version 0.1.0 was valid until 2027-06-01" in p
-               for p in verify_report(report, today=datetime.date(2027, 6, 2)))
+    assert any(
+        "suite version 0.1.0 was valid until 2027-06-01" in p
+        for p in verify_report(report, today=datetime.date(2027, 6, 2))
+    )
     from conformance.attestation import library_problems
 
     del report["backend"]["runtime_libraries"]  # optional in schema 1
-    assert library_problems(report, __file__)[1] == ["--library test_verify.py: the report records no runtime library"]
+    assert library_problems(report, __file__)[1] == [
+        "--library test_verify.py: the report records no runtime library"
+    ]
     report = seal({k: v for k, v in report.items() if k != "content_sha256"})
     assert verify_report(report, today=datetime.date(2026, 12, 1)) == []
     created_late = seal(dict(report, created="2027-06-02T00:00:00+00:00"))
-    assert any("after suite version 0.1.0 stopped being valid" in p
-               for p in verify_report(created_late, today=datetime.date(2027, 6, 2)))
+    assert any(
+        "after suite version 0.1.0 stopped being valid" in p
+        for p in verify_report(created_late, today=datetime.date(2027, 6, 2))
+    )
 
 
 def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
@@ -272,6 +390,8 @@ def test_an_interrupted_report_claiming_conformance_is_rejected():
     report = make_report(mode="standard", checks="PKG")
     forged = seal({**{k: v for k, v in report.items() if k != "content_sha256"}, "interrupted": True})
     problems = verify_report(forged)
-    assert any("claims verdict 'conformant'" in p and "give 'not conformant'" in p for p in problems), problems
+    assert any("claims verdict 'conformant'" in p and "give 'not conformant'" in p for p in problems), (
+        problems
+    )
     typed = seal({**{k: v for k, v in report.items() if k != "content_sha256"}, "interrupted": "no"})
     assert any("field 'interrupted' is" in p for p in verify_report(typed))

@@ -19,7 +19,9 @@ TOOLS = {"ruff": "ruff", "mypy": "mypy", "clang-format": "clang-format"}
 
 def _commands(path: Path) -> list[str]:
     """The non-comment lines of a shell script."""
-    return [ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    return [
+        ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")
+    ]
 
 
 def _pins(extra: str) -> dict[str, str]:
@@ -41,7 +43,12 @@ def test_ci_runs_lint_after_bootstrap_and_before_the_tests():
 def test_lint_script_runs_every_tool_in_check_mode():
     assert LINT.exists() and os.access(LINT, os.X_OK)
     text = LINT.read_text()
-    for command in ('"$RUFF" check', '"$RUFF" format --check', '"$MYPY"', '"$CLANG_FORMAT" --dry-run -Werror'):
+    for command in (
+        '"$RUFF" check',
+        '"$RUFF" format --check',
+        '"$MYPY"',
+        '"$CLANG_FORMAT" --dry-run -Werror',
+    ):
         assert command in text, command
     # --fix applies what can be applied mechanically.
     for command in ('"$RUFF" check --fix', '"$RUFF" format --quiet', '"$CLANG_FORMAT" -i'):

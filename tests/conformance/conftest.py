@@ -30,15 +30,23 @@ def broken_runtime_dir(tmp_path_factory) -> Path:
     cmake = str(bin_dir / "cmake") if (bin_dir / "cmake").exists() else "cmake"
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     for cmd in (
-        [cmake, "-S", str(BROKEN / "runtime"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_PREFIX_PATH={_executorch_prefix()}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
-         "-DCMAKE_BUILD_TYPE=Release"],
+        [
+            cmake,
+            "-S",
+            str(BROKEN / "runtime"),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_PREFIX_PATH={_executorch_prefix()}",
+            f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
+            "-DCMAKE_BUILD_TYPE=Release",
+        ],
         [cmake, "--build", str(build)],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
     return build
-
 
 
 @pytest.fixture(scope="session")

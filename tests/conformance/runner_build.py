@@ -21,9 +21,19 @@ def build_runner(name: str, *defines: str, prefix: str = "") -> Path:
     """The runner built with ``defines`` into build/tests/runner-<name>-<xdist worker>; its path."""
     build = ROOT / "build" / "tests" / f"runner-{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
     prefix_path = ";".join(p for p in (str(SITE / "executorch"), prefix) if p)
-    configure = [tool("cmake"), "-S", str(ROOT / "runner"), "-B", str(build), "-G", "Ninja",
-                 f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}", f"-DCMAKE_PREFIX_PATH={prefix_path}",
-                 "-DCMAKE_BUILD_TYPE=Release", *defines]
+    configure = [
+        tool("cmake"),
+        "-S",
+        str(ROOT / "runner"),
+        "-B",
+        str(build),
+        "-G",
+        "Ninja",
+        f"-DCMAKE_MAKE_PROGRAM={tool('ninja')}",
+        f"-DCMAKE_PREFIX_PATH={prefix_path}",
+        "-DCMAKE_BUILD_TYPE=Release",
+        *defines,
+    ]
     for argv in (configure, [tool("cmake"), "--build", str(build)]):
         proc = subprocess.run(argv, capture_output=True, text=True)
         assert proc.returncode == 0, f"{' '.join(argv)} failed:\n{proc.stdout}\n{proc.stderr}"
@@ -32,5 +42,9 @@ def build_runner(name: str, *defines: str, prefix: str = "") -> Path:
 
 def reference_runner() -> Path:
     """The runner linked with the reference backend through its CMake package (ReferenceBackend::Backend)."""
-    return build_runner("reference", "-DRUNNER_BACKEND_PACKAGE=ReferenceBackend",
-                        "-DRUNNER_BACKEND_TARGET=ReferenceBackend::Backend", prefix=str(SITE / "reference_backend"))
+    return build_runner(
+        "reference",
+        "-DRUNNER_BACKEND_PACKAGE=ReferenceBackend",
+        "-DRUNNER_BACKEND_TARGET=ReferenceBackend::Backend",
+        prefix=str(SITE / "reference_backend"),
+    )

@@ -71,20 +71,46 @@ def start(root: Path) -> Sshd:
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
     port = _free_port()
     config = root / "sshd_config"
-    config.write_text("\n".join([
-        f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {root / 'host_key'}",
-        f"AuthorizedKeysFile {root / 'authorized_keys'}", "PubkeyAuthentication yes", "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PermitRootLogin prohibit-password",
-        f"PidFile {root / 'sshd.pid'}", "MaxStartups 50", "MaxSessions 50", "",
-    ]))
+    config.write_text(
+        "\n".join(
+            [
+                f"Port {port}",
+                "ListenAddress 127.0.0.1",
+                f"HostKey {root / 'host_key'}",
+                f"AuthorizedKeysFile {root / 'authorized_keys'}",
+                "PubkeyAuthentication yes",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "UsePAM no",
+                "StrictModes no",
+                "PermitRootLogin prohibit-password",
+                f"PidFile {root / 'sshd.pid'}",
+                "MaxStartups 50",
+                "MaxSessions 50",
+                "",
+            ]
+        )
+    )
     log = root / "sshd.log"
     log_file = open(log, "wb")  # noqa: SIM115  sshd writes to it until stop() closes it
-    process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL, stderr=log_file)
+    process = subprocess.Popen(
+        [SSHD, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL, stderr=log_file
+    )
     client = root / "ssh_config"
-    client.write_text("\n".join([
-        "Host 127.0.0.1", f"  Port {port}", f"  IdentityFile {root / 'client_key'}", "  IdentitiesOnly yes",
-        "  StrictHostKeyChecking no", "  UserKnownHostsFile /dev/null", "  LogLevel ERROR", "",
-    ]))
+    client.write_text(
+        "\n".join(
+            [
+                "Host 127.0.0.1",
+                f"  Port {port}",
+                f"  IdentityFile {root / 'client_key'}",
+                "  IdentitiesOnly yes",
+                "  StrictHostKeyChecking no",
+                "  UserKnownHostsFile /dev/null",
+                "  LogLevel ERROR",
+                "",
+            ]
+        )
+    )
     server = Sshd(process, port, getpass.getuser(), client, log, log_file)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:

@@ -11,10 +11,23 @@ from pathlib import Path
 BROKEN = Path(__file__).parent / "broken"
 
 
-def run_suite(report_dir: Path, backend: str, *extra: str, env: dict | None = None) -> tuple[int, dict | None, str]:
+def run_suite(
+    report_dir: Path, backend: str, *extra: str, env: dict | None = None
+) -> tuple[int, dict | None, str]:
     """Runs the CLI; returns (exit code, report or None, combined output)."""
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", backend,
-           "--report-dir", str(report_dir), "-n", "1", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--backend",
+        backend,
+        "--report-dir",
+        str(report_dir),
+        "-n",
+        "1",
+        *extra,
+    ]
     full_env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]))
     full_env.update(env or {})
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=600)

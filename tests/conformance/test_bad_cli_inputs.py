@@ -23,8 +23,13 @@ GOLDEN_PTE = REPO / "tests" / "golden" / "1.5.1" / "reference.pte"
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def one_line(proc) -> str:
@@ -34,14 +39,28 @@ def one_line(proc) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize(("name", "content", "says"), [
-    ("list.json", "[1, 2]", "list.json holds a JSON list, not an ABI baseline object"),
-    ("{}.json", "{}", "{}.json is not an ABI baseline: it lacks release, runtime_library, symbols, layouts"),
-    ("report.json", json.dumps({"schema": "executorch-conformance-report", "results": []}),
-     "is not an ABI baseline (it is a conformance report"),
-    ("bin.json", b"\x00\xff\xfe", "is not UTF-8"),
-    ("missing.json", None, "missing.json: no such file (give a release, e.g. 1.5.0, or a baseline .json)"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("list.json", "[1, 2]", "list.json holds a JSON list, not an ABI baseline object"),
+        (
+            "{}.json",
+            "{}",
+            "{}.json is not an ABI baseline: it lacks release, runtime_library, symbols, layouts",
+        ),
+        (
+            "report.json",
+            json.dumps({"schema": "executorch-conformance-report", "results": []}),
+            "is not an ABI baseline (it is a conformance report",
+        ),
+        ("bin.json", b"\x00\xff\xfe", "is not UTF-8"),
+        (
+            "missing.json",
+            None,
+            "missing.json: no such file (give a release, e.g. 1.5.0, or a baseline .json)",
+        ),
+    ],
+)
 def test_abi_diff_with_a_file_that_is_no_baseline(tmp_path, name, content, says):
     if content is not None:
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
@@ -51,13 +70,22 @@ def test_abi_diff_with_a_file_that_is_no_baseline(tmp_path, name, content, says)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(value=st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["release", "symbols", "layouts", "runtime_library", "types", "exported", "x"]),
-        inner, max_size=4),
-    max_leaves=12,
-))
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    ["release", "symbols", "layouts", "runtime_library", "types", "exported", "x"]
+                ),
+                inner,
+                max_size=4,
+            )
+        ),
+        max_leaves=12,
+    )
+)
 def test_abi_diff_never_raises_on_any_json(tmp_path, capsys, value):
     path = tmp_path / "b.json"
     path.write_text(json.dumps(value))
@@ -67,12 +95,15 @@ def test_abi_diff_never_raises_on_any_json(tmp_path, capsys, value):
     assert "internal error" not in err
 
 
-@pytest.mark.parametrize(("content", "says"), [
-    (bytes(range(256)) * 4, "is not UTF-8 text (byte 0x80 at offset 128)"),
-    (b"\xff\xfe[not_applicable]", "is not UTF-8 text (byte 0xff at offset 0)"),
-    (b"expected_failures = 3\n", "expected_failures must be a table"),
-    (b"[expected_failures\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (bytes(range(256)) * 4, "is not UTF-8 text (byte 0x80 at offset 128)"),
+        (b"\xff\xfe[not_applicable]", "is not UTF-8 text (byte 0xff at offset 0)"),
+        (b"expected_failures = 3\n", "expected_failures must be a table"),
+        (b"[expected_failures\n", "is not valid TOML"),
+    ],
+)
 def test_expectations_that_are_not_a_toml_text_are_refused(tmp_path, content, says):
     path = tmp_path / "expectations.toml"
     path.write_bytes(content)
@@ -106,7 +137,9 @@ def _max_rss_of_inspect(path: Path) -> tuple[int, int, str]:
         "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300
+    )
     rss = int(next(line.split()[1] for line in proc.stderr.splitlines() if line.startswith("MAXRSS_KB")))
     return proc.returncode, rss, proc.stdout + proc.stderr
 

@@ -13,16 +13,36 @@ CASES = {
     "WRONG_ID": ("AOT,SER", "AOT-2", r"'ReferenceBackendV2' names no BackendDetails subclass"),
     "NONDETERMINISTIC": ("AOT", "AOT-5", r"preprocess is not deterministic: blob 0 of 'mlp' differs"),
     "MISSING_HEADER": ("BLOB,SER", "BLOB-1", r"does not start with a valid contract header: wrong magic"),
-    "PRIVATE_IMPORT": ("PKG", "PKG-2", r"private_import_vendor/__init__.py:3: executorch.exir._serialize._program"),
+    "PRIVATE_IMPORT": (
+        "PKG",
+        "PKG-2",
+        r"private_import_vendor/__init__.py:3: executorch.exir._serialize._program",
+    ),
     "CLAIMS_TOO_MUCH": ("AOT", "AOT-4", r"claimed aten::sigmoid in sample model 'partially_delegated'"),
     "WRONG_NUMERICS": ("RT", "RT-3", r"sample 'mlp' output 0 differs from eager PyTorch: max abs difference"),
-    "ACCEPTS_INCOMPATIBLE": ("RT", "RT-5", r"the runtime loaded a blob whose header claims blob format 2\.\d+"),
-    "LEAVES_DEQUANTIZE": ("QNT", "QNT-2", (r"quantized sample 'quant_net': \d+ quantize/dequantize node\(s\) left on CPU "
-                                          r"next to the ReferenceBackend delegate: \w+ \(quantized_decomposed::"
-                                          r"dequantize_per_tensor\) feeds the delegate")),
-    "REQUANT_OFF_BY_ONE": ("QNT", "QNT-3", (r"quantized sample 'quant_net' output 0 differs from the converted model: "
-                                           r".*that is [2-9]\.\d\d quantization steps of its scale [\d.]+, the backend "
-                                           r"declares at most 1\.0")),
+    "ACCEPTS_INCOMPATIBLE": (
+        "RT",
+        "RT-5",
+        r"the runtime loaded a blob whose header claims blob format 2\.\d+",
+    ),
+    "LEAVES_DEQUANTIZE": (
+        "QNT",
+        "QNT-2",
+        (
+            r"quantized sample 'quant_net': \d+ quantize/dequantize node\(s\) left on CPU "
+            r"next to the ReferenceBackend delegate: \w+ \(quantized_decomposed::"
+            r"dequantize_per_tensor\) feeds the delegate"
+        ),
+    ),
+    "REQUANT_OFF_BY_ONE": (
+        "QNT",
+        "QNT-3",
+        (
+            r"quantized sample 'quant_net' output 0 differs from the converted model: "
+            r".*that is [2-9]\.\d\d quantization steps of its scale [\d.]+, the backend "
+            r"declares at most 1\.0"
+        ),
+    ),
 }
 
 
@@ -30,7 +50,10 @@ CASES = {
 def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name):
     checks, failing, pattern = CASES[name]
     code, report, output = run_suite(
-        tmp_path, f"broken_backends.descriptors:{name}", "--checks", checks,
+        tmp_path,
+        f"broken_backends.descriptors:{name}",
+        "--checks",
+        checks,
         env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
     )
     assert report is not None, output
@@ -40,7 +63,10 @@ def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name)
     assert code != 0
     assert report["verdict"] == "not conformant"
     # named alone, or among the checks one cause failed
-    assert any(r.startswith(f"{failing} failed") or failing in r.partition(":")[0].split("(")[-1].rstrip(")").split(", ")
-               for r in report["verdict_reasons"]), report["verdict_reasons"]
+    assert any(
+        r.startswith(f"{failing} failed")
+        or failing in r.partition(":")[0].split("(")[-1].rstrip(")").split(", ")
+        for r in report["verdict_reasons"]
+    ), report["verdict_reasons"]
     # The same backend passes the checks its defect does not touch.
     assert any(r["outcome"] == "passed" for r in results.values()), results

@@ -66,16 +66,38 @@ def test_expectations_mark_checks_and_certify_forbids_expected_failures(tmp_path
         '[expected_failures]\n"RT-3" = "weights are off by design"\n\n[not_applicable]\n"RT-5" = "no forged blobs here"\n'
     )
     env = {"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)}
-    code, report, output = run_suite(tmp_path / "r", "broken_backends.descriptors:WRONG_NUMERICS", "--checks", "RT-3,RT-5,RT-1",
-                                     "--expectations", str(expectations), env=env)
+    code, report, output = run_suite(
+        tmp_path / "r",
+        "broken_backends.descriptors:WRONG_NUMERICS",
+        "--checks",
+        "RT-3,RT-5,RT-1",
+        "--expectations",
+        str(expectations),
+        env=env,
+    )
     results = results_by_id(report)
-    assert results["RT-3"]["outcome"] == "expected_failure" and results["RT-3"]["reason"] == "weights are off by design"
-    assert results["RT-5"]["outcome"] == "not_applicable" and "no forged blobs here" in results["RT-5"]["reason"]
+    assert (
+        results["RT-3"]["outcome"] == "expected_failure"
+        and results["RT-3"]["reason"] == "weights are off by design"
+    )
+    assert (
+        results["RT-5"]["outcome"] == "not_applicable" and "no forged blobs here" in results["RT-5"]["reason"]
+    )
     assert results["RT-1"]["outcome"] == "passed"
     assert code == 0 and report["verdict"] == "conformant"
-    code, report, output = run_suite(tmp_path / "c", "broken_backends.descriptors:WRONG_NUMERICS", "--certify",
-                                     "--expectations", str(expectations), env=env)
-    assert code != 0 and "--certify forbids expected failures" in output and "RT-3 (weights are off by design)" in output
+    code, report, output = run_suite(
+        tmp_path / "c",
+        "broken_backends.descriptors:WRONG_NUMERICS",
+        "--certify",
+        "--expectations",
+        str(expectations),
+        env=env,
+    )
+    assert (
+        code != 0
+        and "--certify forbids expected failures" in output
+        and "RT-3 (weights are off by design)" in output
+    )
 
 
 def test_expectation_matching_no_check_is_refused(tmp_path):
@@ -91,12 +113,20 @@ def test_unknown_backend_is_named_with_the_known_ones(tmp_path):
     assert "no backend named 'NoSuchBackend'" in output and "ReferenceBackend" in output
 
 
-@pytest.mark.parametrize(("backend", "message"), [
-    (":DESCRIPTOR", r"backend ':DESCRIPTOR' is not 'module:attribute' \(module '\(empty\)'"),
-    ("broken_backends.raising_module:DESCRIPTOR",
-     r"importing 'broken_backends.raising_module' for backend .* raised RuntimeError: the vendor module fails on import"),
-    ("broken_backends.descriptors:NOT_THERE", r"module 'broken_backends.descriptors' has no attribute 'NOT_THERE'"),
-])
+@pytest.mark.parametrize(
+    ("backend", "message"),
+    [
+        (":DESCRIPTOR", r"backend ':DESCRIPTOR' is not 'module:attribute' \(module '\(empty\)'"),
+        (
+            "broken_backends.raising_module:DESCRIPTOR",
+            r"importing 'broken_backends.raising_module' for backend .* raised RuntimeError: the vendor module fails on import",
+        ),
+        (
+            "broken_backends.descriptors:NOT_THERE",
+            r"module 'broken_backends.descriptors' has no attribute 'NOT_THERE'",
+        ),
+    ],
+)
 def test_descriptor_errors_are_one_line_with_exit_4(tmp_path, backend, message):
     code, report, output = run_suite(tmp_path, backend)
     assert code == 4 and report is None, output
@@ -105,12 +135,15 @@ def test_descriptor_errors_are_one_line_with_exit_4(tmp_path, backend, message):
     assert "Traceback" not in output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--checks", "NOPE-9"], r"--checks 'NOPE-9' selects unknown NOPE-9; give check IDs"),
-    (["--checks", ","], r"--checks ',' selects nothing"),
-    (["-n", "-1"], r"-n/--workers must be 1 \(in this process\) or more, not -1"),
-    (["--timeout", "0"], r"--timeout must be a positive number of seconds, not 0"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--checks", "NOPE-9"], r"--checks 'NOPE-9' selects unknown NOPE-9; give check IDs"),
+        (["--checks", ","], r"--checks ',' selects nothing"),
+        (["-n", "-1"], r"-n/--workers must be 1 \(in this process\) or more, not -1"),
+        (["--timeout", "0"], r"--timeout must be a positive number of seconds, not 0"),
+    ],
+)
 def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):
     code, report, output = run_suite(tmp_path, "ReferenceBackend", *args)
     assert code == 2 and report is None, output
@@ -120,13 +153,30 @@ def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):
 
 def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite", "--et-backend", "ReferenceBackend",
-         "--et-checks", "PKG", "--et-report", str(tmp_path / "r.json"), "-p", "no:cacheprovider", "-q"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "conformance.suite",
+            "--et-backend",
+            "ReferenceBackend",
+            "--et-checks",
+            "PKG",
+            "--et-report",
+            str(tmp_path / "r.json"),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "r.json").read_text())
-    assert sorted(r["id"] for r in report["results"]) == [c.id for c in all_checks() if c.id.startswith("PKG-")]
+    assert sorted(r["id"] for r in report["results"]) == [
+        c.id for c in all_checks() if c.id.startswith("PKG-")
+    ]
     assert report["mode"] == "standard" and report["verdict"] == "conformant"
 
 
@@ -155,8 +205,13 @@ def test_conditional_checks_do_not_block_certification_of_backends_without_the_c
 
     results = [
         {"id": "RT-1", "level": "MUST", "outcome": "passed", "reason": "", "applies_if": None},
-        {"id": "NDATA-1", "level": "MUST", "outcome": "not_applicable", "reason": "no named data",
-         "applies_if": "named_data"},
+        {
+            "id": "NDATA-1",
+            "level": "MUST",
+            "outcome": "not_applicable",
+            "reason": "no named data",
+            "applies_if": "named_data",
+        },
     ]
     assert verdict(results, certify=True, capabilities=[])[0] == "certified"
     # Declared but not applicable for another reason: blocks.
@@ -170,7 +225,9 @@ def test_conditional_checks_do_not_block_certification_of_backends_without_the_c
 def test_checks_that_raise_not_applicable_are_reported_as_such(tmp_path):
     """NotApplicable raised inside a check (here: no named data declared) is
     'not_applicable', not a failure."""
-    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:NO_NAMED_DATA", "--checks", "NDATA")
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:NO_NAMED_DATA", "--checks", "NDATA"
+    )
     assert code == 0, output
     results = results_by_id(report)
     assert {r["outcome"] for r in results.values()} == {"not_applicable"}
@@ -188,8 +245,10 @@ def test_the_terminal_shows_progress_and_the_table_only(certified):
     progress = [line for line in lines[:start] if line.strip()]
     total = len(all_checks())
     assert len(progress) == total, progress
-    assert all(re.match(rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+(PASS|N/A)\s+[\d.]+ s$", line) for line in progress), progress
-    after = [line for line in lines[start + 1:] if line.strip()]
+    assert all(
+        re.match(rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+(PASS|N/A)\s+[\d.]+ s$", line) for line in progress
+    ), progress
+    after = [line for line in lines[start + 1 :] if line.strip()]
     assert after[0].split()[:3] == ["check", "clause", "level"]
     assert [line.split(":")[0] for line in after[-5:]] == ["report", "log", "junit", "badge", "page"], after
     assert any(line.startswith("verdict: CERTIFIED") for line in after)

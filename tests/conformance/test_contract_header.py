@@ -42,5 +42,8 @@ def test_forged_format_keeps_a_valid_checksum():
 def test_trailing_bytes_are_refused_by_the_suite():
     """Preprocess must emit exactly header + payload (contract C-BLOB-1)."""
     current = bytes.fromhex(next(v for v in VECTORS if v["name"] == "current")["blob"])
-    with pytest.raises(HeaderError, match="trailing bytes: header promises a 8-byte payload after a 56-byte header, blob has 65 bytes"):
+    with pytest.raises(
+        HeaderError,
+        match="trailing bytes: header promises a 8-byte payload after a 56-byte header, blob has 65 bytes",
+    ):
         read_header(current + b"\0")

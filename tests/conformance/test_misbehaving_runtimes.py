@@ -18,16 +18,29 @@ LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"
 
 # MISBEHAVE -> {check: (outcome, pattern of its reason)}; every other selected check passes.
 CASES = {
-    "init:segv": {c: ("crashed", r"crashed with SIGSEGV in load of .*" + LOGGED.format(where="init", how="segv"))
-                  for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")},
-    "execute:segv": {c: ("crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(where="execute", how="segv"))
-                     for c in ("RT-3", "RT-4", "NDATA-3")},
-    "execute:abort": {c: ("crashed", r"crashed with SIGABRT in execute of .*" + LOGGED.format(where="execute", how="abort"))
-                      for c in ("RT-3", "RT-4", "NDATA-3")},
-    "init:hang": {c: ("timed_out", r"timed out after [\d.]+ s in load of .*" + LOGGED.format(where="init", how="hang"))
-                  for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")},
-    "execute:hang": {c: ("timed_out", r"timed out after [\d.]+ s in execute of .*" +
-                         LOGGED.format(where="execute", how="hang")) for c in ("RT-3", "RT-4", "NDATA-3")},
+    "init:segv": {
+        c: ("crashed", r"crashed with SIGSEGV in load of .*" + LOGGED.format(where="init", how="segv"))
+        for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")
+    },
+    "execute:segv": {
+        c: ("crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(where="execute", how="segv"))
+        for c in ("RT-3", "RT-4", "NDATA-3")
+    },
+    "execute:abort": {
+        c: ("crashed", r"crashed with SIGABRT in execute of .*" + LOGGED.format(where="execute", how="abort"))
+        for c in ("RT-3", "RT-4", "NDATA-3")
+    },
+    "init:hang": {
+        c: ("timed_out", r"timed out after [\d.]+ s in load of .*" + LOGGED.format(where="init", how="hang"))
+        for c in ("RT-3", "RT-4", "RT-5", "NDATA-3")
+    },
+    "execute:hang": {
+        c: (
+            "timed_out",
+            r"timed out after [\d.]+ s in execute of .*" + LOGGED.format(where="execute", how="hang"),
+        )
+        for c in ("RT-3", "RT-4", "NDATA-3")
+    },
 }
 SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3"]
 
@@ -37,8 +50,15 @@ SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3"]
 def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault, workers):
     started = time.monotonic()
     code, report, output = run_suite(
-        tmp_path, "broken_backends.descriptors:MISBEHAVING", "--checks", SELECTED, "-n", workers,
-        "--timeout", str(TIMEOUT_S), env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": fault},
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        SELECTED,
+        "-n",
+        workers,
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": fault},
     )
     elapsed = time.monotonic() - started
     assert report is not None, output
@@ -64,7 +84,10 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
 
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
     code, report, output = run_suite(
-        tmp_path, "broken_backends.descriptors:MISBEHAVING", "--checks", SELECTED,
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        SELECTED,
         env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
     )
     assert code == 0, output

@@ -37,7 +37,10 @@ def calls(log: Path) -> list[list[str]]:
 def test_target_urls():
     assert open_transport("adb").adb("shell", "true") == ["adb", "shell", "true"]
     t = open_transport("adb://0123ABC/data/local/tmp/et")
-    assert t.adb("pull", "a", "b") == ["adb", "-s", "0123ABC", "pull", "a", "b"] and t.workspace == "/data/local/tmp/et"
+    assert (
+        t.adb("pull", "a", "b") == ["adb", "-s", "0123ABC", "pull", "a", "b"]
+        and t.workspace == "/data/local/tmp/et"
+    )
     assert open_transport("adb://0123ABC").workspace == "/data/local/tmp/executorch-conformance"
     for bad in ("adb:0123", "ssh://", "ssh://host:99999", "tcp://host", ""):
         with pytest.raises(TargetError, match="give local, ssh://"):
@@ -63,15 +66,31 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
     # Deployment: is it there? no: mkdir every directory, push each directory's files, describe the target.
     assert argv[0] == ["-s", SERIAL, "shell", f"test -x {runner_dir}/conformance_runner && echo present"]
     aside = argv[1][3].split()[2]
-    assert re.fullmatch(re.escape(runner_dir) + r"\.[0-9a-f]{8}", aside)  # copied aside, then moved into place
-    assert argv[1] == ["-s", SERIAL, "shell", f"mkdir -p {aside} {aside}/executorch {aside}/executorch/lib {aside}/lib"]
+    assert re.fullmatch(
+        re.escape(runner_dir) + r"\.[0-9a-f]{8}", aside
+    )  # copied aside, then moved into place
+    assert argv[1] == [
+        "-s",
+        SERIAL,
+        "shell",
+        f"mkdir -p {aside} {aside}/executorch {aside}/executorch/lib {aside}/lib",
+    ]
     pushes = [a for a in argv if a[2] == "push"]
     stage = Path(argv[2][3]).parent
     assert argv[2] == ["-s", SERIAL, "push", str(stage / "conformance_runner"), aside + "/"]
     pushed = {Path(f).relative_to(stage).as_posix() for a in pushes[:4] for f in a[3:-1]}
-    assert {"conformance_runner", "lib/libreference_backend_runtime.so", "executorch/lib/libexecutorch.so",
-            "executorch/version.py"} <= pushed
-    assert argv[6] == ["-s", SERIAL, "shell", f"test -d {runner_dir} || mv {aside} {runner_dir}; rm -rf {aside}"]
+    assert {
+        "conformance_runner",
+        "lib/libreference_backend_runtime.so",
+        "executorch/lib/libexecutorch.so",
+        "executorch/version.py",
+    } <= pushed
+    assert argv[6] == [
+        "-s",
+        SERIAL,
+        "shell",
+        f"test -d {runner_dir} || mv {aside} {runner_dir}; rm -rf {aside}",
+    ]
     assert argv[7][3].startswith("uname -a; echo '--'; LD_LIBRARY_PATH=")
     # Each runtime task: mkdir, push the bundle, run the runner, pull the results.
     runs = [i for i, a in enumerate(argv) if a[2] == "shell" and "conformance_runner --timeout" in a[3]]
@@ -87,11 +106,16 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
         assert "manifest.txt" in {Path(f).name for f in argv[i - 1][3:-1]}
         pattern = (
             r"(rm -rf (?P<previous>\S+); )?"
-            + re.escape(f"cd {bundle} || exit 90; mkdir -p results; LD_LIBRARY_PATH={runner_dir}/lib:"
-                        f"{runner_dir}/executorch/lib {runner_dir}/conformance_runner --timeout ")
-            + r"\d+" + re.escape(f" {bundle} > results/stdout.txt 2> results/log.txt & echo $! > pid; "
-                                 'wait $!; s=$?; echo "runner-exit-status $s" > results/status.txt; '
-                                 'echo "runner-exit-status $s"')
+            + re.escape(
+                f"cd {bundle} || exit 90; mkdir -p results; LD_LIBRARY_PATH={runner_dir}/lib:"
+                f"{runner_dir}/executorch/lib {runner_dir}/conformance_runner --timeout "
+            )
+            + r"\d+"
+            + re.escape(
+                f" {bundle} > results/stdout.txt 2> results/log.txt & echo $! > pid; "
+                'wait $!; s=$?; echo "runner-exit-status $s" > results/status.txt; '
+                'echo "runner-exit-status $s"'
+            )
         )
         found = re.fullmatch(pattern, command)
         assert found, command
@@ -112,8 +136,9 @@ def test_a_device_that_is_not_attached_fails_with_adbs_message(reference_context
     assert "adb://not-attached" in reason and "device 'not-attached' not found" in reason, reason
 
 
-def test_a_device_that_stops_answering_times_the_check_out(reference_context, reference_runner, fake_adb, tmp_path,
-                                                           monkeypatch):
+def test_a_device_that_stops_answering_times_the_check_out(
+    reference_context, reference_runner, fake_adb, tmp_path, monkeypatch
+):
     ctx = reference_context
     ctx.use_target(f"adb://{SERIAL}{tmp_path}/ws", reference_runner)
     saved = ctx.timeout
@@ -138,9 +163,27 @@ def test_a_device_that_stops_answering_times_the_check_out(reference_context, re
 def test_no_adb_on_this_host_is_one_line(reference_runner, tmp_path):
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend",
-                           "--target", "adb", "--runner", str(reference_runner), "--report-dir", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PATH=str(empty)))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--backend",
+            "ReferenceBackend",
+            "--target",
+            "adb",
+            "--runner",
+            str(reference_runner),
+            "--report-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PATH=str(empty)),
+    )
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip() == ("executorch-conformance run: adb is not installed on this host; it is needed to "
-                                   "reach adb")
+    assert proc.stderr.strip() == (
+        "executorch-conformance run: adb is not installed on this host; it is needed to reach adb"
+    )

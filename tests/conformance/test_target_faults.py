@@ -18,12 +18,21 @@ WARM_UP_TIMEOUT_S = 120
 LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"
 SELECTED = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6"]
 CASES = {
-    "execute:segv": {c: ("crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(where="execute", how="segv"))
-                     for c in ("RT-3", "RT-4")},
-    "init:abort": {c: ("crashed", r"crashed with SIGABRT in load of .*" + LOGGED.format(where="init", how="abort"))
-                   for c in ("RT-3", "RT-4", "RT-5")},
-    "execute:hang": {c: ("timed_out", r"timed out after [\d.]+ s in execute of .*"
-                         + LOGGED.format(where="execute", how="hang")) for c in ("RT-3", "RT-4")},
+    "execute:segv": {
+        c: ("crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(where="execute", how="segv"))
+        for c in ("RT-3", "RT-4")
+    },
+    "init:abort": {
+        c: ("crashed", r"crashed with SIGABRT in load of .*" + LOGGED.format(where="init", how="abort"))
+        for c in ("RT-3", "RT-4", "RT-5")
+    },
+    "execute:hang": {
+        c: (
+            "timed_out",
+            r"timed out after [\d.]+ s in execute of .*" + LOGGED.format(where="execute", how="hang"),
+        )
+        for c in ("RT-3", "RT-4")
+    },
 }
 
 
@@ -37,7 +46,9 @@ def misbehaving_context(broken_runtime_dir, misbehaving_runner):
     sys.path.insert(0, str(BROKEN))
     os.environ["BROKEN_RUNTIME_DIR"] = str(broken_runtime_dir)
     spec = "broken_backends.descriptors:MISBEHAVING"
-    ctx = Context(load_descriptor(spec), spec, timeout=WARM_UP_TIMEOUT_S, target="local", runner=misbehaving_runner)
+    ctx = Context(
+        load_descriptor(spec), spec, timeout=WARM_UP_TIMEOUT_S, target="local", runner=misbehaving_runner
+    )
     yield ctx
     ctx.close()
     os.environ.pop("BROKEN_RUNTIME_DIR", None)
@@ -60,6 +71,8 @@ def test_a_fault_behind_the_runner_fails_the_checks_that_met_it(misbehaving_cont
             continue
         assert outcome == expected[0], (check_id, reason)
         assert re.search(expected[1], reason), (check_id, reason)
-        if outcome == "timed_out":  # the runner stops itself at the timeout; the host waits only a little longer
+        if (
+            outcome == "timed_out"
+        ):  # the runner stops itself at the timeout; the host waits only a little longer
             assert seconds < TIMEOUT_S + 10, (check_id, seconds)
     assert time.monotonic() - started < (2 * TIMEOUT_S + 30 if fault else WARM_UP_TIMEOUT_S)

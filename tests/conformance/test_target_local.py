@@ -20,8 +20,9 @@ IN_PROCESS = {"PKG-7": "not_applicable"}
 
 
 def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference_runner):
-    code, report, output = run_suite(tmp_path, "ReferenceBackend", "--certify", "--target", "local",
-                                     "--runner", str(reference_runner))
+    code, report, output = run_suite(
+        tmp_path, "ReferenceBackend", "--certify", "--target", "local", "--runner", str(reference_runner)
+    )
     assert report is not None, output
     outcomes = {r["id"]: r["outcome"] for r in report["results"]}
     assert outcomes == {i: IN_PROCESS.get(i, "passed") for i in outcomes}, output
@@ -30,31 +31,53 @@ def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference
     assert report["options"]["target"] == "local"
     target = report["target"]
     assert target["transport"] == "local" and target["runner_version"].startswith("conformance_runner 0.1.0")
-    local = {Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]}
-    assert local["lib/libreference_backend_runtime.so"] == hashlib.sha256(
-        (reference_runner.parent / "lib" / "libreference_backend_runtime.so").read_bytes()).hexdigest()
+    local = {
+        Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
+    }
+    assert (
+        local["lib/libreference_backend_runtime.so"]
+        == hashlib.sha256(
+            (reference_runner.parent / "lib" / "libreference_backend_runtime.so").read_bytes()
+        ).hexdigest()
+    )
     # The operator cases ran on the runner too (the OPS table is filled).
     assert all(row["ran"] == row["delegated"] > 0 for row in report["operators"]), report["operators"]
     assert "RT-1" in results_by_id(report)
-    verified = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
-                              capture_output=True, text=True, timeout=120)
+    verified = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.1.0" in verified.stdout
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--target", "tcp://board"], "--target 'tcp://board' is not a target; give local, ssh://[user@]host[:port]"),
-    (["--target", "ssh://board:70000"], "the port is not a number from 1 to 65535"),
-    (["--target", "local"], "--target local needs --runner"),
-    (["--target", "local", "--runner", "/nonexistent/conformance_runner"],
-     "no runner at /nonexistent/conformance_runner: build it with `cmake -S runner -B build/runner"),
-    (["--runner", "x"], "--runner is given without --target"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--target", "tcp://board"],
+            "--target 'tcp://board' is not a target; give local, ssh://[user@]host[:port]",
+        ),
+        (["--target", "ssh://board:70000"], "the port is not a number from 1 to 65535"),
+        (["--target", "local"], "--target local needs --runner"),
+        (
+            ["--target", "local", "--runner", "/nonexistent/conformance_runner"],
+            "no runner at /nonexistent/conformance_runner: build it with `cmake -S runner -B build/runner",
+        ),
+        (["--runner", "x"], "--runner is given without --target"),
+    ],
+)
 def test_bad_target_input_is_one_line(args, says, tmp_path):
     proc = cli(*args, "--report-dir", str(tmp_path))
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -65,7 +88,9 @@ def test_bad_target_input_is_one_line(args, says, tmp_path):
 
 def test_an_unreachable_host_is_one_line_and_quick(tmp_path, reference_runner):
     started = time.monotonic()
-    proc = cli("--target", "ssh://127.0.0.1:1", "--runner", str(reference_runner), "--report-dir", str(tmp_path))
+    proc = cli(
+        "--target", "ssh://127.0.0.1:1", "--runner", str(reference_runner), "--report-dir", str(tmp_path)
+    )
     assert time.monotonic() - started < 60
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -21,7 +21,9 @@ def ssh_options(sshd, monkeypatch):
     monkeypatch.setenv("EXECUTORCH_CONFORMANCE_SSH_OPTIONS", f"-F {sshd.client_config}")
 
 
-def test_runtime_checks_pass_on_an_ssh_target(reference_context, reference_runner, sshd, ssh_options, tmp_path):
+def test_runtime_checks_pass_on_an_ssh_target(
+    reference_context, reference_runner, sshd, ssh_options, tmp_path
+):
     workspace = tmp_path / "target-workspace"
     ctx = reference_context
     ctx.use_target(f"{sshd.url}{workspace}", reference_runner)
@@ -35,9 +37,15 @@ def test_runtime_checks_pass_on_an_ssh_target(reference_context, reference_runne
     assert info["uname"].startswith(os.uname().sysname) and os.uname().release in info["uname"]
     assert info["runner_version"].startswith("conformance_runner 0.1.0 (executorch 1.5")
     # Every file of the runner was copied over ssh; the hashes are those taken on the target.
-    local = {p.relative_to(reference_runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in [reference_runner, *reference_runner.parent.glob("lib/*"),
-                       *reference_runner.parent.glob("executorch/**/*")] if p.is_file()}
+    local = {
+        p.relative_to(reference_runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in [
+            reference_runner,
+            *reference_runner.parent.glob("lib/*"),
+            *reference_runner.parent.glob("executorch/**/*"),
+        ]
+        if p.is_file()
+    }
     remote_dir = Path(info["runner_dir"])
     assert remote_dir.parent == workspace
     on_target = {Path(x["path"]).relative_to(remote_dir).as_posix(): x["sha256"] for x in info["libraries"]}
@@ -49,8 +57,9 @@ def test_runtime_checks_pass_on_an_ssh_target(reference_context, reference_runne
     assert "Accepted publickey" in log
 
 
-def test_a_lost_connection_fails_the_check_with_the_target_named(reference_context, reference_runner, tmp_path,
-                                                                 monkeypatch):
+def test_a_lost_connection_fails_the_check_with_the_target_named(
+    reference_context, reference_runner, tmp_path, monkeypatch
+):
     why = server.unavailable()
     if why:
         pytest.skip(why)
@@ -79,16 +88,18 @@ def small_disk(tmp_path):
 
     mount = tmp_path / "small"
     mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs to fill (needs root): {proc.stderr.strip()}")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
-def test_a_full_disk_on_the_target_fails_the_check_with_the_reason(reference_context, reference_runner, sshd,
-                                                                  ssh_options, small_disk):
+def test_a_full_disk_on_the_target_fails_the_check_with_the_reason(
+    reference_context, reference_runner, sshd, ssh_options, small_disk
+):
     ctx = reference_context
     ctx.use_target(f"{sshd.url}{small_disk}/ws", reference_runner)
     try:

@@ -22,47 +22,115 @@ from conformance.outcomes import CheckFailed
 # descriptor, checks, env, {check: (outcome, pattern)}
 CASES = {
     "process-dependent blob": (
-        "PROCESS_DEPENDENT", "AOT-5", {},
-        {"AOT-5": ("failed", r"blob 0 of 'mlp' differs between the first lowering and a lowering in a new process")},
+        "PROCESS_DEPENDENT",
+        "AOT-5",
+        {},
+        {
+            "AOT-5": (
+                "failed",
+                r"blob 0 of 'mlp' differs between the first lowering and a lowering in a new process",
+            )
+        },
     ),
     "partitioner that raises": (
-        "RAISING_PARTITIONERS", "AOT-1,AOT-2,AOT-3", {},
-        dict.fromkeys(("AOT-1", "AOT-2", "AOT-3"), ("failed", r"make_partitioners\(\) raised RuntimeError: no NPU driver found \(at .*descriptors\.py:\d+\)")),
+        "RAISING_PARTITIONERS",
+        "AOT-1,AOT-2,AOT-3",
+        {},
+        dict.fromkeys(
+            ("AOT-1", "AOT-2", "AOT-3"),
+            (
+                "failed",
+                r"make_partitioners\(\) raised RuntimeError: no NPU driver found \(at .*descriptors\.py:\d+\)",
+            ),
+        ),
     ),
     "sample whose make() raises": (
-        "BAD_SAMPLE", "AOT-3,RT-3", {},
-        dict.fromkeys(("AOT-3", "RT-3"), ("failed", r"make\(\) of sample model 'broken' raised ValueError: weights file missing")),
+        "BAD_SAMPLE",
+        "AOT-3,RT-3",
+        {},
+        dict.fromkeys(
+            ("AOT-3", "RT-3"),
+            ("failed", r"make\(\) of sample model 'broken' raised ValueError: weights file missing"),
+        ),
     ),
     "runtime_libraries() raises": (
-        "RUNTIME_LIBRARIES_RAISE", "RT-1", {},
+        "RUNTIME_LIBRARIES_RAISE",
+        "RT-1",
+        {},
         {"RT-1": ("failed", r"runtime_libraries\(\) raised TypeError: runtime_libraries\(\) takes a path")},
     ),
     "runtime library that does not exist": (
-        "MISSING_LIBRARY", "RT-1", {},
-        {"RT-1": ("failed", r"runtime_libraries\(\) names /nonexistent/libvendor_runtime.so, which does not exist")},
+        "MISSING_LIBRARY",
+        "RT-1",
+        {},
+        {
+            "RT-1": (
+                "failed",
+                r"runtime_libraries\(\) names /nonexistent/libvendor_runtime.so, which does not exist",
+            )
+        },
     ),
     "runtime library that did not register": (
-        "OTHER_LIBRARY", "RT-1", {},
-        {"RT-1": ("failed", r"liblenient_backend.so, which is not loaded in the process after load_runtime\(\)")},
+        "OTHER_LIBRARY",
+        "RT-1",
+        {},
+        {
+            "RT-1": (
+                "failed",
+                r"liblenient_backend.so, which is not loaded in the process after load_runtime\(\)",
+            )
+        },
     ),
     "runtime that runs a newer minor": (
-        "ACCEPTS_NEWER_MINOR", "RT-5", {"LENIENT_MINOR_ONLY": "1"},
-        {"RT-5": ("failed", (r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
-                            r"release; it must refuse it"))},
+        "ACCEPTS_NEWER_MINOR",
+        "RT-5",
+        {"LENIENT_MINOR_ONLY": "1"},
+        {
+            "RT-5": (
+                "failed",
+                (
+                    r"the runtime loaded a blob whose header claims blob format 1\.\d+ from a newer backend "
+                    r"release; it must refuse it"
+                ),
+            )
+        },
     ),
     "runtime that crashes above a dynamic bound": (
-        "CRASHES_ABOVE_BOUND", "DYN", {},
-        {"DYN-1": ("passed", r"ran input shapes \[\[1, 1, 16\]\], \[\[4, 8, 16\]\]"),
-         "DYN-2": ("crashed", (r"crashed with SIGSEGV in execute of sample 'token_mlp' with dimension batch at 5, above "
-                              r"its bound 4 \(input shapes \[\[5, 1, 16\]\]\); the runtime logged: "
-                              r".*CrashesAboveBoundBackend: copying input 0 \(dimension 0 is 5\)"))},
+        "CRASHES_ABOVE_BOUND",
+        "DYN",
+        {},
+        {
+            "DYN-1": ("passed", r"ran input shapes \[\[1, 1, 16\]\], \[\[4, 8, 16\]\]"),
+            "DYN-2": (
+                "crashed",
+                (
+                    r"crashed with SIGSEGV in execute of sample 'token_mlp' with dimension batch at 5, above "
+                    r"its bound 4 \(input shapes \[\[5, 1, 16\]\]\); the runtime logged: "
+                    r".*CrashesAboveBoundBackend: copying input 0 \(dimension 0 is 5\)"
+                ),
+            ),
+        },
     ),
     "partitioner that steals sigmoid from XNNPACK": (
-        "STEALS_FROM_XNNPACK", "CMP", {},
-        {"CMP-1": ("failed", (r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
-                             r"claimed aten::sigmoid, not in its supported_ops")),
-         "CMP-2": ("failed", (r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
-                             r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13"))},
+        "STEALS_FROM_XNNPACK",
+        "CMP",
+        {},
+        {
+            "CMP-1": (
+                "failed",
+                (
+                    r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
+                    r"claimed aten::sigmoid, not in its supported_ops"
+                ),
+            ),
+            "CMP-2": (
+                "failed",
+                (
+                    r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
+                    r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13"
+                ),
+            ),
+        },
     ),
 }
 
@@ -70,8 +138,13 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case):
     name, checks, env, expected = CASES[case]
-    code, report, output = run_suite(tmp_path, f"broken_backends.descriptors:{name}", "--checks", checks,
-                                     env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), **env})
+    code, report, output = run_suite(
+        tmp_path,
+        f"broken_backends.descriptors:{name}",
+        "--checks",
+        checks,
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), **env},
+    )
     assert report is not None, output
     results = results_by_id(report)
     for check_id, (outcome, pattern) in expected.items():
@@ -82,21 +155,30 @@ def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case
 
 
 def test_one_cause_of_many_failures_is_said_once(tmp_path):
-    _code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT")
+    _code, report, _ = run_suite(
+        tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT"
+    )
     (reason,) = [r for r in report["verdict_reasons"] if "for one cause" in r]
-    assert re.match(r"6 checks failed for one cause \(AOT-1, AOT-2, AOT-3, AOT-4, AOT-5, AOT-6\): make_partitioners\(\) "
-                    r"raised RuntimeError: no NPU driver found", reason), reason
+    assert re.match(
+        r"6 checks failed for one cause \(AOT-1, AOT-2, AOT-3, AOT-4, AOT-5, AOT-6\): make_partitioners\(\) "
+        r"raised RuntimeError: no NPU driver found",
+        reason,
+    ), reason
     assert len(report["verdict_reasons"]) == 1
 
 
 def test_a_runtime_library_error_is_recorded_in_the_report(tmp_path):
-    _code, report, _ = run_suite(tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG")
+    _code, report, _ = run_suite(
+        tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG"
+    )
     (lib,) = report["backend"]["runtime_libraries"]
     assert lib["sha256"] is None and "runtime_libraries() raised TypeError" in lib["error"]
 
 
 def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
-    _code, report, _output = run_suite(tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2")
+    _code, report, _output = run_suite(
+        tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2"
+    )
     results = results_by_id(report)
     assert results["RT-1"]["outcome"] == "failed"
     assert "'ReferenceBackend' was already registered before load_runtime() ran" in results["RT-1"]["reason"]
@@ -105,8 +187,9 @@ def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
 def test_pre_decomposition_hook_of_the_vendor_partitioner_is_kept(tmp_path):
     """The partitioner rewrites clamp(min=0) into relu in transform_for_pre_decomposition: the suite
     lowers with the vendor's own object, so the hook runs and the sample is delegated and correct."""
-    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:PRE_DECOMPOSITION",
-                                     "--checks", "AOT-2,AOT-4,SER,RT-3")
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:PRE_DECOMPOSITION", "--checks", "AOT-2,AOT-4,SER,RT-3"
+    )
     assert code == 0, output
     assert {r["outcome"] for r in report["results"]} == {"passed"}, report["results"]
 
@@ -145,12 +228,34 @@ def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(tmp_path, br
     """Ctrl-C while the runtime hangs inside C++: the run ends promptly, the report says interrupted and
     not conformant, and no badge is written (a stale one is removed)."""
     (tmp_path / "badge.json").write_text("{}")
-    env = dict(os.environ, BROKEN_RUNTIME_DIR=str(broken_runtime_dir), MISBEHAVE="execute:hang",
-               PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        BROKEN_RUNTIME_DIR=str(broken_runtime_dir),
+        MISBEHAVE="execute:hang",
+        PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]),
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", "run", "--backend", "broken_backends.descriptors:MISBEHAVING",
-         "--checks", "RT-1,RT-3,RT-6", "--timeout", "600", "-n", workers, "--report-dir", str(tmp_path)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--backend",
+            "broken_backends.descriptors:MISBEHAVING",
+            "--checks",
+            "RT-1,RT-3,RT-6",
+            "--timeout",
+            "600",
+            "-n",
+            workers,
+            "--report-dir",
+            str(tmp_path),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and not list(tmp_path.glob("vendor-process*.log")):

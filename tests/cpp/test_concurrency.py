@@ -25,9 +25,18 @@ def concurrency_binary(tmp_path_factory) -> Path:
     build = tmp_path_factory.mktemp("concurrency")
     site = Path(sysconfig.get_paths()["purelib"])
     for cmd in (
-        [_tool("cmake"), "-S", str(HERE / "concurrency"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
-         "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+        [
+            _tool("cmake"),
+            "-S",
+            str(HERE / "concurrency"),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
+            "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+        ],
         [_tool("cmake"), "--build", str(build)],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -56,7 +65,10 @@ def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp
     path = tmp_path / "model.pte"
     path.write_bytes(program.buffer)
     proc = subprocess.run(
-        [str(concurrency_binary), str(path), "8", "200"], capture_output=True, text=True, timeout=300,
+        [str(concurrency_binary), str(path), "8", "200"],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={"ASAN_OPTIONS": "detect_leaks=1:halt_on_error=1", "UBSAN_OPTIONS": "halt_on_error=1"},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]

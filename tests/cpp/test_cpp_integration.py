@@ -24,11 +24,24 @@ def _tool(name: str) -> str:
     return str(local) if local.exists() else name
 
 
-def configure_and_build(source: Path, build: Path, prefix_path: str, *defines: str) -> subprocess.CompletedProcess:
+def configure_and_build(
+    source: Path, build: Path, prefix_path: str, *defines: str
+) -> subprocess.CompletedProcess:
     configure = subprocess.run(
-        [_tool("cmake"), "-S", str(source), "-B", str(build), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
-         f"-DCMAKE_PREFIX_PATH={prefix_path}", *defines],
-        capture_output=True, text=True,
+        [
+            _tool("cmake"),
+            "-S",
+            str(source),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            f"-DCMAKE_PREFIX_PATH={prefix_path}",
+            *defines,
+        ],
+        capture_output=True,
+        text=True,
     )
     if configure.returncode != 0:
         return configure
@@ -81,8 +94,13 @@ def program(tmp_path_factory):
 
 
 def run(runner: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(runner), *map(str, args)], capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})), timeout=120)
+    return subprocess.run(
+        [str(runner), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **(env or {})),
+        timeout=120,
+    )
 
 
 def parse_outputs(stdout: str) -> list[torch.Tensor]:
@@ -141,7 +159,9 @@ def test_cmake_package_refuses_another_executorch_minor(tmp_path):
         'set(EXECUTORCH_BUILD_VERSION "1.4.1")\nset(executorch_FOUND TRUE)\n'
         "add_library(executorch::runtime INTERFACE IMPORTED)\n"
     )
-    proc = configure_and_build(RUNNER_SOURCE, tmp_path / "build", f"{fake.parents[2]};{SITE / 'reference_backend'}")
+    proc = configure_and_build(
+        RUNNER_SOURCE, tmp_path / "build", f"{fake.parents[2]};{SITE / 'reference_backend'}"
+    )
     assert proc.returncode != 0
     text = " ".join((proc.stdout + proc.stderr).split())  # CMake wraps long messages
     assert "was built for executorch 1.5" in text and "this project uses executorch 1.4.1" in text

@@ -103,8 +103,15 @@ JSON_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "json"]
 
 def test_docs_exist():
     names = {p.name for p in DOCS}
-    for wanted in ("contract.md", "blob-header.md", "version-policy.md", "out-of-tree-guide.md",
-                   "certification.md", "report-schema.md", "device-runner.md"):
+    for wanted in (
+        "contract.md",
+        "blob-header.md",
+        "version-policy.md",
+        "out-of-tree-guide.md",
+        "certification.md",
+        "report-schema.md",
+        "device-runner.md",
+    ):
         assert wanted in names
 
 
@@ -230,8 +237,14 @@ def python_block_results(tmp_path_factory):
     spec, out = work / "blocks.json", work / "results.json"
     spec.write_text(json.dumps([{"id": b.id, "code": b.code} for b in PYTHON_BLOCKS]))
     env = dict(os.environ, TMPDIR=str(work), PYTHONDONTWRITEBYTECODE="1")
-    proc = subprocess.run([sys.executable, "-c", RUNNER, str(spec), str(out)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(spec), str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     results = json.loads(out.read_text()) if out.exists() else {}
     return results, proc
 
@@ -273,8 +286,9 @@ def _squash(text: str) -> str:
 def test_console_block_output(block, tmp_path):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     for command, expected in _commands(block):
-        proc = subprocess.run(shlex.split(command), cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300)
+        proc = subprocess.run(
+            shlex.split(command), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
         output = _squash(proc.stdout + "\n" + proc.stderr)
         assert proc.returncode == 0, (
             f"{block.id}: `{command}` exited {proc.returncode}:\n{proc.stdout}{proc.stderr}"

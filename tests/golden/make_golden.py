@@ -213,6 +213,7 @@ def _sources_provenance(sources: Path) -> dict:
         info["modified_since_commit"] = False
         return info
     try:
+
         def git(*args: str) -> str:
             cmd = ["git", "-C", str(REPO), *args]
             return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -314,14 +315,24 @@ def _export(out_root: Path, sources: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out-root", type=Path, default=HERE,
-                        help="where <release>/ goes (default: tests/golden)")
-    parser.add_argument("--reference-sources", type=Path, default=REFERENCE_SOURCES, metavar="DIR",
-                        help="folder holding the reference_backend package (default: "
-                        "reference_backend/python of this checkout; make_all.sh passes a "
-                        "`git archive` snapshot of one commit)")
-    parser.add_argument("--read-back", type=Path, metavar="DIR",
-                        help="only recompute the read_back sections of DIR/manifest.json")
+    parser.add_argument(
+        "--out-root", type=Path, default=HERE, help="where <release>/ goes (default: tests/golden)"
+    )
+    parser.add_argument(
+        "--reference-sources",
+        type=Path,
+        default=REFERENCE_SOURCES,
+        metavar="DIR",
+        help="folder holding the reference_backend package (default: "
+        "reference_backend/python of this checkout; make_all.sh passes a "
+        "`git archive` snapshot of one commit)",
+    )
+    parser.add_argument(
+        "--read-back",
+        type=Path,
+        metavar="DIR",
+        help="only recompute the read_back sections of DIR/manifest.json",
+    )
     args = parser.parse_args(argv)
     if args.read_back:
         path = args.read_back / "manifest.json"

@@ -135,8 +135,9 @@ def test_reader_output_is_unchanged(release, name):
     """Everything the reader reported when the golden was made, it reports today."""
     entry = _manifest(release)["files"][name]
     if entry.get("read_back") is None:
-        pytest.fail(f"no read_back in the manifest ({entry.get('read_back_error')}); "
-                    "rerun make_golden.py --read-back")
+        pytest.fail(
+            f"no read_back in the manifest ({entry.get('read_back_error')}); rerun make_golden.py --read-back"
+        )
     assert _make_golden_module().read_back((HERE / release / name).read_bytes()) == entry["read_back"]
 
 

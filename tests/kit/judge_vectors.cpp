@@ -30,14 +30,19 @@ std::vector<uint8_t> from_hex(const std::string& hex) {
 
 int main(int argc, char** argv) {
   if (argc != 9) {
-    std::fprintf(stderr, "usage: %s ID DISTRIBUTION BACKEND_VERSION EXECUTORCH_VERSION MAJOR MINOR_MIN MINOR SINCE\n",
+    std::fprintf(stderr,
+                 "usage: %s ID DISTRIBUTION BACKEND_VERSION EXECUTORCH_VERSION MAJOR MINOR_MIN MINOR SINCE\n",
                  argv[0]);
     return 2;
   }
-  const backend_kit::RuntimeVersions rt = {
-      argv[1], argv[2], parse_version(argv[3]), parse_version(argv[4]),
-      static_cast<uint16_t>(std::stoul(argv[5])), static_cast<uint16_t>(std::stoul(argv[6])),
-      static_cast<uint16_t>(std::stoul(argv[7])), parse_version(argv[8])};
+  const backend_kit::RuntimeVersions rt = {argv[1],
+                                           argv[2],
+                                           parse_version(argv[3]),
+                                           parse_version(argv[4]),
+                                           static_cast<uint16_t>(std::stoul(argv[5])),
+                                           static_cast<uint16_t>(std::stoul(argv[6])),
+                                           static_cast<uint16_t>(std::stoul(argv[7])),
+                                           parse_version(argv[8])};
   std::string line;
   while (std::getline(std::cin, line)) {
     const std::vector<uint8_t> blob = from_hex(line);
@@ -45,12 +50,11 @@ int main(int argc, char** argv) {
     const backend_kit::Header& h = j.header;
     std::cout << backend_kit::verdict_name(j.verdict) << '\t' << j.message << '\t';
     if (!h.backend_id.empty()) {
-      std::cout << backend_kit::format("%u %u %u.%u %s %s %llu %u %s", h.header_length, h.header_format_version,
-                                       h.blob_format_major, h.blob_format_minor,
-                                       backend_kit::version_string(h.backend_version).c_str(),
-                                       backend_kit::version_string(h.executorch_version).c_str(),
-                                       static_cast<unsigned long long>(h.payload_size), h.checksum,
-                                       h.backend_id.c_str());
+      std::cout << backend_kit::format(
+          "%u %u %u.%u %s %s %llu %u %s", h.header_length, h.header_format_version, h.blob_format_major,
+          h.blob_format_minor, backend_kit::version_string(h.backend_version).c_str(),
+          backend_kit::version_string(h.executorch_version).c_str(),
+          static_cast<unsigned long long>(h.payload_size), h.checksum, h.backend_id.c_str());
     }
     std::cout << '\n';
   }

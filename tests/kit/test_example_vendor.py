@@ -35,9 +35,19 @@ def installed(tmp_path_factory) -> Path:
 
     build, prefix = tmp_path_factory.mktemp("vendor-build"), tmp_path_factory.mktemp("site-packages")
     for cmd in (
-        [_tool("cmake"), "-S", str(VENDOR / "runtime"), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
-         f"-DCMAKE_PREFIX_PATH={next(iter(executorch.__path__))}", "-DCMAKE_BUILD_TYPE=Release"],
+        [
+            _tool("cmake"),
+            "-S",
+            str(VENDOR / "runtime"),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
+            f"-DCMAKE_PREFIX_PATH={next(iter(executorch.__path__))}",
+            "-DCMAKE_BUILD_TYPE=Release",
+        ],
         [_tool("cmake"), "--build", str(build)],
         [_tool("cmake"), "--install", str(build), "--prefix", str(prefix)],
     ):

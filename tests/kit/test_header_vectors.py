@@ -23,14 +23,23 @@ from backend_kit import header
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((ROOT / "kit" / "vectors" / "blob_headers.json").read_text())
 IDS = [v["name"] for v in VECTORS]
-RT = header.RuntimeVersions("ReferenceBackend", "executorch-reference-backend", (0, 3, 0), (1, 5, 1), 1, 0, 3, (0, 3, 0))
+RT = header.RuntimeVersions(
+    "ReferenceBackend", "executorch-reference-backend", (0, 3, 0), (1, 5, 1), 1, 0, 3, (0, 3, 0)
+)
 
 
 def _args(rt: header.RuntimeVersions) -> list[str]:
     v = lambda t: ".".join(map(str, t))  # noqa: E731
-    return [rt.backend_id, rt.distribution, v(rt.backend_version), v(rt.executorch_version),
-            str(rt.blob_format_major), str(rt.blob_format_minor_min), str(rt.blob_format_minor),
-            v(rt.current_format_since)]
+    return [
+        rt.backend_id,
+        rt.distribution,
+        v(rt.backend_version),
+        v(rt.executorch_version),
+        str(rt.blob_format_major),
+        str(rt.blob_format_minor_min),
+        str(rt.blob_format_minor),
+        v(rt.current_format_since),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -41,15 +50,31 @@ def cpp_judge(tmp_path_factory):
         pytest.fail("no C++ compiler (c++ or $CXX) to build the kit's C++ header test")
     exe = tmp_path_factory.mktemp("kit-cpp") / "judge_vectors"
     proc = subprocess.run(
-        [cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", f"-I{backend_kit.include_dir()}",
-         str(Path(__file__).with_name("judge_vectors.cpp")), "-o", str(exe)],
-        capture_output=True, text=True,
+        [
+            cxx,
+            "-std=c++17",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-O1",
+            f"-I{backend_kit.include_dir()}",
+            str(Path(__file__).with_name("judge_vectors.cpp")),
+            "-o",
+            str(exe),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
 
     def run(blobs: list[bytes], rt: header.RuntimeVersions = RT) -> list[tuple[str, str, str]]:
-        out = subprocess.run([str(exe), *_args(rt)], input="".join(b.hex() + "\n" for b in blobs),
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [str(exe), *_args(rt)],
+            input="".join(b.hex() + "\n" for b in blobs),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         return [tuple(line.split("\t")) for line in out.splitlines()]
 
     return run
@@ -57,8 +82,10 @@ def cpp_judge(tmp_path_factory):
 
 def _fields(h: header.Header) -> str:
     v = lambda t: ".".join(map(str, t))  # noqa: E731
-    return (f"{h.header_length} {h.header_format_version} {v(h.blob_format)} {v(h.backend_version)} "
-            f"{v(h.executorch_version)} {h.payload_size} {h.checksum} {h.backend_id}")
+    return (
+        f"{h.header_length} {h.header_format_version} {v(h.blob_format)} {v(h.backend_version)} "
+        f"{v(h.executorch_version)} {h.payload_size} {h.checksum} {h.backend_id}"
+    )
 
 
 @pytest.mark.parametrize("vector", VECTORS, ids=IDS)
@@ -72,7 +99,10 @@ def test_python_decoder_matches_vector(vector):
     f = vector["fields"]
     assert (h.header_length, h.header_format_version) == (f["header_length"], f["header_format_version"])
     assert (list(h.blob_format), list(h.backend_version), list(h.executorch_version)) == (
-        f["blob_format"], f["backend_version"], f["executorch_version"])
+        f["blob_format"],
+        f["backend_version"],
+        f["executorch_version"],
+    )
     assert (h.payload_size, h.backend_id) == (f["payload_size"], f["backend_id"])
 
 
@@ -96,8 +126,11 @@ u16 = st.integers(0, 0xFFFF)
 
 @settings(max_examples=60, deadline=None)
 @given(
-    fmt=st.tuples(u16, u16), backend=st.tuples(u16, u16, u16), et=st.tuples(u16, u16, u16),
-    payload=st.binary(max_size=32), flip=st.integers(-1, 400),
+    fmt=st.tuples(u16, u16),
+    backend=st.tuples(u16, u16, u16),
+    et=st.tuples(u16, u16, u16),
+    payload=st.binary(max_size=32),
+    flip=st.integers(-1, 400),
     ident=st.sampled_from(["ReferenceBackend", "Other", "é"]),
 )
 def test_cpp_and_python_agree_on_arbitrary_blobs(cpp_judge, fmt, backend, et, payload, flip, ident):
@@ -116,8 +149,9 @@ def test_cpp_and_python_agree_on_arbitrary_blobs(cpp_judge, fmt, backend, et, pa
 
 def test_checksum_is_zlib_crc32_of_header_with_zeroed_field_and_payload():
     """Header format 1 (still read): CRC-32."""
-    blob = header.encode(header.Header("ReferenceBackend", (1, 1), (0, 1, 0), (1, 5, 1), header_format_version=1),
-                         b"payload")
+    blob = header.encode(
+        header.Header("ReferenceBackend", (1, 1), (0, 1, 0), (1, 5, 1), header_format_version=1), b"payload"
+    )
     h = header.decode(blob)
     assert h.checksum == zlib.crc32(blob[:32] + b"\0\0\0\0" + blob[36 : h.header_length] + b"payload")
     assert h.checksum == header.checksum(blob[: h.header_length], b"payload")
@@ -126,7 +160,9 @@ def test_checksum_is_zlib_crc32_of_header_with_zeroed_field_and_payload():
 def test_format_2_checksum_is_crc32c_of_header_with_zeroed_field_and_payload():
     import crc32c
 
-    blob = header.encode(header.Header("ReferenceBackend", (1, 2), (0, 2, 0), (1, 5, 1), memory_limit=99), b"payload")
+    blob = header.encode(
+        header.Header("ReferenceBackend", (1, 2), (0, 2, 0), (1, 5, 1), memory_limit=99), b"payload"
+    )
     h = header.decode(blob)
     assert (h.header_format_version, h.memory_limit) == (2, 99)
     assert h.checksum == crc32c.crc32c(blob[:32] + b"\0\0\0\0" + blob[36 : h.header_length] + b"payload")
@@ -143,23 +179,41 @@ def test_cpp_crc32c_hardware_and_portable_agree_with_python(tmp_path):
     src.write_text(
         "#include <backend_kit/header.h>\n#include <cstdio>\n#include <vector>\n"
         "int main(int argc, char** argv) {\n"
-        "  FILE* f = std::fopen(argv[1], \"rb\"); std::vector<uint8_t> b(1 << 20);\n"
+        '  FILE* f = std::fopen(argv[1], "rb"); std::vector<uint8_t> b(1 << 20);\n'
         "  size_t n = std::fread(b.data(), 1, b.size(), f); std::fclose(f);\n"
         "  for (int i = 2; i + 1 < argc; i += 2) {\n"
         "    size_t off = std::stoul(argv[i]), len = std::stoul(argv[i + 1]); if (off + len > n) return 3;\n"
-        "    std::printf(\"%u %u %u\\n\", backend_kit::crc32c(0, b.data() + off, len),\n"
+        '    std::printf("%u %u %u\\n", backend_kit::crc32c(0, b.data() + off, len),\n'
         "                backend_kit::crc32c_portable(0, b.data() + off, len), backend_kit::crc32(0, b.data() + off, len));\n"
-        "  }\n}\n")
+        "  }\n}\n"
+    )
     exe = tmp_path / "crc"
-    subprocess.run([cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{backend_kit.include_dir()}",
-                    str(src), "-o", str(exe)], check=True)
+    subprocess.run(
+        [
+            cxx,
+            "-std=c++17",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{backend_kit.include_dir()}",
+            str(src),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
     rng = random.Random(7)
     data = rng.randbytes(1 << 20)
     (tmp_path / "data").write_bytes(data)
     cases = [(0, 0), (1, 7), (3, 12288), (5, 12289), (0, 36863), (7, 3 * 12288 + 77), (0, 1 << 19)]
     cases += [(rng.randrange(64), rng.randrange(200000)) for _ in range(20)]
-    out = subprocess.run([str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
-                         capture_output=True, text=True, check=True).stdout.split("\n")
+    out = subprocess.run(
+        [str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     for (off, n), line in zip(cases, out):
         hw, portable, crc = map(int, line.split())
         chunk = data[off : off + n]
@@ -176,14 +230,17 @@ def test_encoder_rejects_values_that_do_not_fit():
 
 def test_import_needs_only_the_standard_library_and_packaging():
     """(and crc32c, imported on first use for header format 2)"""
-    code = ("import sys, backend_kit, backend_kit.header, backend_kit.runtime; "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('executorch', 'torch', 'numpy')); "
-            "assert not bad, bad")
+    code = (
+        "import sys, backend_kit, backend_kit.header, backend_kit.runtime; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('executorch', 'torch', 'numpy')); "
+        "assert not bad, bad"
+    )
     subprocess.run([os.sys.executable, "-c", code], check=True)
 
 
 def test_cli_prints_the_cmake_dir():
-    out = subprocess.run([os.sys.executable, "-m", "backend_kit", "cmake-dir"], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [os.sys.executable, "-m", "backend_kit", "cmake-dir"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert (Path(out) / "BackendKitConfig.cmake").is_file()
     assert (backend_kit.include_dir() / "backend_kit" / "header.h").is_file()

@@ -22,15 +22,22 @@ def test_conformance_has_no_import_cycle():
     graph = _graph()
     cycles = list(nx.simple_cycles(graph))
     # A package importing its own submodules is how packages work; cycles through them are not.
-    cycles = [c for c in cycles if not (len(c) == 2 and (c[0].startswith(c[1] + ".") or c[1].startswith(c[0] + ".")))]
+    cycles = [
+        c
+        for c in cycles
+        if not (len(c) == 2 and (c[0].startswith(c[1] + ".") or c[1].startswith(c[0] + ".")))
+    ]
     assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c + [c[0]]) for c in cycles)
 
 
 def test_matrix_has_no_import_cycle():
     """The release matrix's modules (runner, grid, renderers) import one another one way only."""
     graph = _graph("matrix")
-    cycles = [c for c in nx.simple_cycles(graph) if len(c) > 1 and not (
-        len(c) == 2 and (c[0].startswith(c[1] + ".") or c[1].startswith(c[0] + ".")))]
+    cycles = [
+        c
+        for c in nx.simple_cycles(graph)
+        if len(c) > 1 and not (len(c) == 2 and (c[0].startswith(c[1] + ".") or c[1].startswith(c[0] + ".")))
+    ]
     assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c + [c[0]]) for c in cycles)
 
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "1.5.1"
 
 # A stand-in for matrix.grid_case: the program's name says what to do.
-FAKE_CHILD = textwrap.dedent('''
+FAKE_CHILD = textwrap.dedent("""
     import json, os, signal, sys, time
     batch = json.load(open(sys.argv[sys.argv.index("--batch") + 1]))
     for i, (program, manifest) in enumerate(batch):
@@ -25,28 +25,36 @@ FAKE_CHILD = textwrap.dedent('''
         if program.endswith("hang.pte"):
             time.sleep(60)
         print(json.dumps({"status": "runs and matches", "detail": "ok", "max_deviation": 0.0, "index": i}), flush=True)
-''')
+""")
 
 
 def test_a_crash_is_a_result_and_the_batch_resumes(tmp_path):
     fake = tmp_path / "fake_child.py"
     fake.write_text(FAKE_CHILD)
-    cases = [(GOLDEN / "reference.pte", GOLDEN / "manifest.json"), (tmp_path / "segv.pte", GOLDEN / "manifest.json"),
-             (GOLDEN / "xnnpack.pte", GOLDEN / "manifest.json")]
+    cases = [
+        (GOLDEN / "reference.pte", GOLDEN / "manifest.json"),
+        (tmp_path / "segv.pte", GOLDEN / "manifest.json"),
+        (GOLDEN / "xnnpack.pte", GOLDEN / "manifest.json"),
+    ]
     got = cells.run_cases(cases, None, child=[sys.executable, str(fake)])
     assert [c["status"] for c in got] == ["runs and matches", "crashed", "runs and matches"]
     assert got[1]["detail"] == "crashed with SIGSEGV"
     assert got[1]["log"] == [f"[backend.cpp:1] ReferenceBackend: case {tmp_path / 'segv.pte'}"]
     assert got[2]["log"] == [f"[backend.cpp:1] ReferenceBackend: case {GOLDEN / 'xnnpack.pte'}"]
-    assert got[0]["command"] == ("python -m matrix.grid_case tests/golden/1.5.1/reference.pte "
-                                 "--expected tests/golden/1.5.1/manifest.json")
+    assert got[0]["command"] == (
+        "python -m matrix.grid_case tests/golden/1.5.1/reference.pte "
+        "--expected tests/golden/1.5.1/manifest.json"
+    )
 
 
 def test_a_hang_is_a_result(tmp_path, monkeypatch):
     monkeypatch.setattr(cells, "CASE_TIMEOUT", 2)
     fake = tmp_path / "fake_child.py"
     fake.write_text(FAKE_CHILD)
-    cases = [(tmp_path / "hang.pte", GOLDEN / "manifest.json"), (GOLDEN / "xnnpack.pte", GOLDEN / "manifest.json")]
+    cases = [
+        (tmp_path / "hang.pte", GOLDEN / "manifest.json"),
+        (GOLDEN / "xnnpack.pte", GOLDEN / "manifest.json"),
+    ]
     got = cells.run_cases(cases, None, child=[sys.executable, str(fake)])
     assert [c["status"] for c in got] == ["hung", "runs and matches"]
     assert got[0]["detail"].startswith("no result within 4 s")

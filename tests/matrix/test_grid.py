@@ -33,8 +33,15 @@ def test_every_release_has_a_committed_grid_row_with_a_command_per_cell():
         cells = {(c["exported_with"], c["program"]) for c in grid["programs"]}
         assert cells == {(g, f) for g in goldens for f in ("reference.pte", "xnnpack.pte")}, release
         for cell in grid["programs"]:
-            assert cell["status"] in ("runs and matches", "refused", "wrong output", "crashed", "hung",
-                                      "not run", "library not loaded"), cell
+            assert cell["status"] in (
+                "runs and matches",
+                "refused",
+                "wrong output",
+                "crashed",
+                "hung",
+                "not run",
+                "library not loaded",
+            ), cell
             if cell["status"] != "not run":
                 assert cell["command"].startswith("python -m matrix.grid_case tests/golden/"), cell
                 assert cell["program"] in cell["command"]
@@ -58,7 +65,9 @@ def test_old_runtime_rows_are_measured_not_declared():
     assert any("ReferenceBackend: invalid blob" in line for line in refused[0]["log"])
     report = json.loads((RESULTS / "1.0.1" / "report.json").read_text())
     rt = [r for r in report["results"] if r["id"].startswith("RT-")]
-    assert rt and all(r["outcome"] == "not_applicable" and "golden program is refused" in r["reason"] for r in rt)
+    assert rt and all(
+        r["outcome"] == "not_applicable" and "golden program is refused" in r["reason"] for r in rt
+    )
 
 
 def test_blob_grid_agrees_with_the_verdict_table():
@@ -77,8 +86,10 @@ def test_expected_verdicts_follow_the_rules():
     default = next(p for n, p in by_name.items() if "default" in n)
     assert expected_verdict(old, "0.1.0")["verdict"] == "compatible"
     assert expected_verdict(old, "0.2.0")["verdict"] == "compatible, re-export recommended"
-    assert expected_verdict(default, "0.1.0") == {"verdict": "incompatible",
-                                                 "rule": "3: header format 2, runtime 0.1.0 reads 1-1"}
+    assert expected_verdict(default, "0.1.0") == {
+        "verdict": "incompatible",
+        "rule": "3: header format 2, runtime 0.1.0 reads 1-1",
+    }
     assert expected_verdict(default, "0.2.0")["verdict"] == "compatible"
 
 
@@ -113,11 +124,17 @@ def test_short_names_the_outcome():
     assert short({"status": "crashed", "detail": "crashed with SIGSEGV"}) == "crashed with SIGSEGV"
 
 
-@pytest.mark.parametrize(("content", "said"), [
-    ("{not json", "not JSON (line 1"),
-    ('{"runtime": {}}', "no created, programs"),
-    ('{"runtime": {}, "created": "x", "programs": [{"status": "refused"}]}', "cell 0 has no detail, command"),
-])
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("{not json", "not JSON (line 1"),
+        ('{"runtime": {}}', "no created, programs"),
+        (
+            '{"runtime": {}, "created": "x", "programs": [{"status": "refused"}]}',
+            "cell 0 has no detail, command",
+        ),
+    ],
+)
 def test_broken_grid_file_is_one_clear_error(tmp_path, content, said):
     shutil.copytree(RESULTS, tmp_path / "results")
     (tmp_path / "results" / "1.4.1" / "grid.json").write_text(content)
@@ -125,9 +142,21 @@ def test_broken_grid_file_is_one_clear_error(tmp_path, content, said):
         load(tmp_path / "results")
     assert said in str(err.value) and "1.4.1/grid.json" in str(err.value) and "tox -e et141" in str(err.value)
     proc = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "matrix", "render", "--no-abi", "--results",
-         str(tmp_path / "results"), "--out", str(tmp_path / "README.md")],
-        capture_output=True, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "matrix",
+            "render",
+            "--no-abi",
+            "--results",
+            str(tmp_path / "results"),
+            "--out",
+            str(tmp_path / "README.md"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()

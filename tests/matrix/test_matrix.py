@@ -18,8 +18,15 @@ def test_committed_results_render_to_the_committed_table(tmp_path):
     rows = {line.split(" | ")[0].lstrip("| "): line for line in text.splitlines() if line.startswith("| 1.")}
     assert set(rows) == {r.executorch for r in RELEASES}
     for version in ("1.5.0", "1.5.1"):
-        assert "| pass | pass | pass | pass |" in rows[version] and "pass (binary compatible)" in rows[version]
-    for version in ("1.1.0", "1.2.0", "1.3.1", "1.4.1"):  # a runtime library built per release joins its registry
+        assert (
+            "| pass | pass | pass | pass |" in rows[version] and "pass (binary compatible)" in rows[version]
+        )
+    for version in (
+        "1.1.0",
+        "1.2.0",
+        "1.3.1",
+        "1.4.1",
+    ):  # a runtime library built per release joins its registry
         assert "| pass | pass | pass | pass (" in rows[version] and "must rebuild:" in rows[version]
     # named data passes where it applies, and the row says what did not apply
     assert "n/a: NDATA-3" in rows["1.4.1"]
@@ -42,7 +49,10 @@ def test_cells_aggregate_outcomes():
     assert cell(results, ("AOT-",)) == "**fail** (AOT-1)"
     assert cell(results, ("SER-",)) == "not run"
     assert cell([results[1]], ("RT-",)) == "n/a: no runtime"
-    assert abi_cell({"verdicts": [{"verdict": "binary compatible", "reasons": []}]}) == "pass (binary compatible)"
+    assert (
+        abi_cell({"verdicts": [{"verdict": "binary compatible", "reasons": []}]})
+        == "pass (binary compatible)"
+    )
     assert abi_cell(None) == "not run"
 
 

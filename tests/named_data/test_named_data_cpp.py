@@ -40,9 +40,19 @@ def runner(tmp_path_factory) -> Path:
     build = tmp_path_factory.mktemp("runner")
     prefix = f"{SITE / 'executorch'};{SITE / 'reference_backend'}"
     configure = subprocess.run(
-        [_tool("cmake"), "-S", str(RUNNER_SOURCE), "-B", str(build), "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DCMAKE_PREFIX_PATH={prefix}"],
-        capture_output=True, text=True,
+        [
+            _tool("cmake"),
+            "-S",
+            str(RUNNER_SOURCE),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+            f"-DCMAKE_PREFIX_PATH={prefix}",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert configure.returncode == 0, configure.stdout + configure.stderr
     built = subprocess.run([_tool("cmake"), "--build", str(build)], capture_output=True, text=True)
@@ -65,8 +75,10 @@ def exported(tmp_path_factory):
     model = Model().eval()
     x = torch.randn(3, 32)
     out = tmp_path_factory.mktemp("named")
-    for name, specs in (("inside", reference_backend.named_data_specs(THRESHOLD)),
-                        ("external", reference_backend.named_data_specs(THRESHOLD, "weights"))):
+    for name, specs in (
+        ("inside", reference_backend.named_data_specs(THRESHOLD)),
+        ("external", reference_backend.named_data_specs(THRESHOLD, "weights")),
+    ):
         edge = to_edge_transform_and_lower(
             torch.export.export(model, (x,)), partitioner=[reference_backend.ReferencePartitioner(specs)]
         )
@@ -94,12 +106,21 @@ def output(stdout: str) -> torch.Tensor:
 
 @pytest.mark.parametrize(
     "args",
-    [("inside.pte",), ("external.pte", "--data", "weights.ptd"), ("external.pte", "--data", "weights.ptd", "--mmap")],
+    [
+        ("inside.pte",),
+        ("external.pte", "--data", "weights.ptd"),
+        ("external.pte", "--data", "weights.ptd", "--mmap"),
+    ],
     ids=["inside-pte", "ptd-read", "ptd-mmap"],
 )
 def test_runner_matches_eager(runner, exported, args):
     out, expected, _ = exported
-    proc = run(runner, *[out / a if a.endswith((".pte", ".ptd")) else a for a in args], "--inputs", out / "inputs.txt")
+    proc = run(
+        runner,
+        *[out / a if a.endswith((".pte", ".ptd")) else a for a in args],
+        "--inputs",
+        out / "inputs.txt",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     torch.testing.assert_close(output(proc.stdout), expected, rtol=1e-5, atol=1e-6)
 
@@ -117,7 +138,9 @@ def test_runner_without_the_ptd_names_key_and_file(runner, exported):
 def test_runner_with_a_ptd_missing_a_key(runner, exported, tmp_path):
     out, _, keys = exported
     forged = tmp_path / "weights.ptd"
-    forged.write_bytes((out / "weights.ptd").read_bytes().replace(keys[1].encode(), keys[1][:-1].encode() + b"x", 1))
+    forged.write_bytes(
+        (out / "weights.ptd").read_bytes().replace(keys[1].encode(), keys[1][:-1].encode() + b"x", 1)
+    )
     proc = run(runner, out / "external.pte", "--data", forged, "--mmap", "--inputs", out / "inputs.txt")
     assert proc.returncode == 2
     (line,) = [ln for ln in proc.stderr.splitlines() if "] ReferenceBackend:" in ln]

@@ -31,7 +31,9 @@ def exported(tmp_path_factory):
 def measure(directory: Path, layout: str) -> list[dict]:
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--width", str(WIDTH), "--measure", str(directory), layout],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -66,8 +66,11 @@ def test_not_applicable_without_named_data(check_id):
 
 def test_blob_over_the_declared_size_is_caught():
     ctx = Context(with_named_data(max_blob_bytes=256))
-    with pytest.raises(CheckFailed, match=r"blob 0 of named-data sample 'large_mlp' has \d+ bytes, more than the "
-                                          r"declared max_blob_bytes 256"):
+    with pytest.raises(
+        CheckFailed,
+        match=r"blob 0 of named-data sample 'large_mlp' has \d+ bytes, more than the "
+        r"declared max_blob_bytes 256",
+    ):
         run(ctx, "NDATA-2")
 
 
@@ -84,8 +87,11 @@ def test_a_key_missing_from_the_ptd_is_named():
         return [*DESCRIPTOR.named_data.required_keys(blob), ("fc9.weight@0000", "reference_weights.ptd")]
 
     ctx = Context(with_named_data(required_keys=required))
-    with pytest.raises(CheckFailed, match=r"needs named data 'fc9.weight@0000' from 'reference_weights.ptd', "
-                                          r"which lacks it"):
+    with pytest.raises(
+        CheckFailed,
+        match=r"needs named data 'fc9.weight@0000' from 'reference_weights.ptd', "
+        r"which lacks it",
+    ):
         run(ctx, "NDATA-1")
 
 
@@ -103,7 +109,9 @@ def test_a_program_that_runs_without_its_ptd_is_caught():
     path.write_bytes(inline)
     _swap(ctx, pte=inline, pte_path=path)
     run(ctx, "NDATA-3")  # it does run with the .ptd ...
-    with pytest.raises(CheckFailed, match=r"loaded and ran without reference_weights.ptd and returned 1 outputs"):
+    with pytest.raises(
+        CheckFailed, match=r"loaded and ran without reference_weights.ptd and returned 1 outputs"
+    ):
         run(ctx, "NDATA-4")  # ... and without it
 
 
@@ -124,15 +132,19 @@ def test_a_ptd_of_other_weights_is_caught(tmp_path):
     ctx = Context(DESCRIPTOR)
     ctx.named_data_lowered()
     samples = tuple(
-        dataclasses.replace(m, make=_perturbed(m.make)) if m.name == "large_mlp" else m for m in DESCRIPTOR.sample_models
+        dataclasses.replace(m, make=_perturbed(m.make)) if m.name == "large_mlp" else m
+        for m in DESCRIPTOR.sample_models
     )
     other = Context(dataclasses.replace(DESCRIPTOR, sample_models=samples))
     foreign = other.named_data_lowered().data_files["reference_weights.ptd"]
     _swap(ctx, data_files={"reference_weights.ptd": foreign})
     # The reason carries the runtime's own log line, not only the error code.
-    with pytest.raises(CheckFailed, match=r"load of named-data sample 'large_mlp' with reference_weights.ptd failed: "
-                                          r".*0x:?24; the runtime logged: .*is missing from the data loaded for "
-                                          r"'reference_weights.ptd'"):
+    with pytest.raises(
+        CheckFailed,
+        match=r"load of named-data sample 'large_mlp' with reference_weights.ptd failed: "
+        r".*0x:?24; the runtime logged: .*is missing from the data loaded for "
+        r"'reference_weights.ptd'",
+    ):
         run(ctx, "NDATA-3")
     ctx.close()
     other.close()
@@ -144,4 +156,3 @@ def test_descriptor_validation():
     with pytest.raises(DescriptorError, match="max_blob_bytes must be positive"):
         _validate(with_named_data(max_blob_bytes=0), "x")
     assert _validate(DESCRIPTOR, "x") is DESCRIPTOR
-

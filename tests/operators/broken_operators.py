@@ -31,16 +31,24 @@ class _NoRelu(OperatorSupportBase):
 
 
 # Declares relu (float32) but the partitioner never claims it.
-NEVER_CLAIMS_DECLARED = dataclasses.replace(REFERENCE, make_partitioners=_with_support(_NoRelu(), "NoReluPartitioner"))
+NEVER_CLAIMS_DECLARED = dataclasses.replace(
+    REFERENCE, make_partitioners=_with_support(_NoRelu(), "NoReluPartitioner")
+)
 
 # Declares mul for int32, which the partitioner (float32 only) does not claim.
-MUL_INT32 = REFERENCE.operators | {"aten::mul.Tensor": dataclasses.replace(
-    REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int32"))}
+MUL_INT32 = REFERENCE.operators | {
+    "aten::mul.Tensor": dataclasses.replace(
+        REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int32")
+    )
+}
 INT32_NOT_CLAIMED = dataclasses.replace(REFERENCE, operators=MUL_INT32)
 
 
-MUL_INT64 = REFERENCE.operators | {"aten::mul.Tensor": dataclasses.replace(
-    REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int64"))}
+MUL_INT64 = REFERENCE.operators | {
+    "aten::mul.Tensor": dataclasses.replace(
+        REFERENCE.operators["aten::mul.Tensor"], dtypes=("float32", "int64")
+    )
+}
 
 
 class _Int64Mul(OperatorSupportBase):
@@ -50,13 +58,19 @@ class _Int64Mul(OperatorSupportBase):
         if why_unsupported(node) is None:
             return True
         val = node.meta.get("val")
-        return (node.op == "call_function" and op_name(node.target) == "aten::mul.Tensor"
-                and isinstance(val, torch.Tensor) and val.dtype == torch.int64)
+        return (
+            node.op == "call_function"
+            and op_name(node.target) == "aten::mul.Tensor"
+            and isinstance(val, torch.Tensor)
+            and val.dtype == torch.int64
+        )
 
 
 # Declares int64 mul and claims it; the backend cannot run it.
 RUNTIME_LACKS_DECLARED = dataclasses.replace(
-    REFERENCE, operators=MUL_INT64, make_partitioners=_with_support(_Int64Mul(), "Int64MulPartitioner"),
+    REFERENCE,
+    operators=MUL_INT64,
+    make_partitioners=_with_support(_Int64Mul(), "Int64MulPartitioner"),
 )
 
 
@@ -82,7 +96,9 @@ def _claim_channels_last():
 
 
 CHANNELS_LAST_CLAIMED = dataclasses.replace(
-    REFERENCE, make_partitioners=_claim_channels_last,
-    operators=OperatorSupport.float32("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu",
-                                      "aten::linear"),
+    REFERENCE,
+    make_partitioners=_claim_channels_last,
+    operators=OperatorSupport.float32(
+        "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear"
+    ),
 )

@@ -17,8 +17,21 @@ HERE = Path(__file__).parent
 
 
 def run(tmp_path: Path, backend: str, *extra: str) -> tuple[int, dict, str]:
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", backend, "--report-dir", str(tmp_path),
-           "-n", "1", "--checks", "OPS", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--backend",
+        backend,
+        "--report-dir",
+        str(tmp_path),
+        "-n",
+        "1",
+        "--checks",
+        "OPS",
+        *extra,
+    ]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     path = tmp_path / "report.json"
@@ -29,26 +42,36 @@ def run(tmp_path: Path, backend: str, *extra: str) -> tuple[int, dict, str]:
 # descriptor, --ops, the failing check, what its reason must say, the failing (op, dtype) row
 CASES = {
     "NEVER_CLAIMS_DECLARED": (
-        "aten::relu", "OPS-1",
+        "aten::relu",
+        "OPS-1",
         r"aten::relu float32 case 'rank0' \(float32\[scalar\] normal\): left on ExecuTorch's CPU kernels: aten::relu",
         ("aten::relu", "float32"),
     ),
     "INT32_NOT_CLAIMED": (
-        "aten::mul.Tensor", "OPS-1",
-        (r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): left on "
-        r"ExecuTorch's CPU kernels: aten::mul.Tensor"),
+        "aten::mul.Tensor",
+        "OPS-1",
+        (
+            r"aten::mul.Tensor int32 case 'rank0' \(int32\[scalar\] normal, int32\[scalar\] normal\): left on "
+            r"ExecuTorch's CPU kernels: aten::mul.Tensor"
+        ),
         ("aten::mul.Tensor", "int32"),
     ),
     "RUNTIME_LACKS_DECLARED": (
-        "aten::mul.Tensor", "OPS-1",
-        (r"aten::mul.Tensor int64 case 'rank0' \(int64\[scalar\] normal, int64\[scalar\] normal\): lowering failed: "
-        r".*SerializationError: .*not a float32, int8 or int32 tensor"),
+        "aten::mul.Tensor",
+        "OPS-1",
+        (
+            r"aten::mul.Tensor int64 case 'rank0' \(int64\[scalar\] normal, int64\[scalar\] normal\): lowering failed: "
+            r".*SerializationError: .*not a float32, int8 or int32 tensor"
+        ),
         ("aten::mul.Tensor", "int64"),
     ),
     "CHANNELS_LAST_CLAIMED": (
-        "aten::add.Tensor,aten::relu", "OPS-2",
-        (r"aten::add.Tensor float32 case 'channels_last_mixed' \(float32\[2x3x4x5\] normal, channels-last, "
-        r"float32\[2x3x4x5\] normal\): output 0 differs from eager PyTorch: max abs difference"),
+        "aten::add.Tensor,aten::relu",
+        "OPS-2",
+        (
+            r"aten::add.Tensor float32 case 'channels_last_mixed' \(float32\[2x3x4x5\] normal, channels-last, "
+            r"float32\[2x3x4x5\] normal\): output 0 differs from eager PyTorch: max abs difference"
+        ),
         ("aten::add.Tensor", "float32"),
     ),
 }
@@ -70,7 +93,8 @@ def test_operator_defect_is_caught(tmp_path, name):
     assert all(r["first_failing"] is None for key, r in rows.items() if key != (op, dtype)), rows
     assert "first failing case" in output  # the terminal's per-operator table
     # junit-operators.xml: one testcase per row, the failing one with the reason.
-    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(tmp_path / "junit-operators.xml").iter("testcase")}  # noqa: S314  our own output
+    junit = ET.parse(tmp_path / "junit-operators.xml")  # noqa: S314  our own output
+    cases = {(c.get("classname"), c.get("name")): c for c in junit.iter("testcase")}
     assert set(cases) == set(rows)
     failure = cases[(op, dtype)].find("failure")
     assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
@@ -83,13 +107,25 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     assert results["OPS-1"]["outcome"] == "passed", results["OPS-1"]
     assert results["OPS-2"]["outcome"] == "passed", results["OPS-2"]
     rows = {(r["op"], r["dtype"]) for r in report["operators"]}
-    assert rows == {(op, "float32") for op in
-                    ("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear",
-                     "aten::convolution", "quantized_decomposed::quantize_per_tensor",
-                     "quantized_decomposed::dequantize_per_tensor", "quantized_decomposed::dequantize_per_channel")}
+    assert rows == {
+        (op, "float32")
+        for op in (
+            "aten::add.Tensor",
+            "aten::sub.Tensor",
+            "aten::mul.Tensor",
+            "aten::relu",
+            "aten::linear",
+            "aten::convolution",
+            "quantized_decomposed::quantize_per_tensor",
+            "quantized_decomposed::dequantize_per_tensor",
+            "quantized_decomposed::dequantize_per_channel",
+        )
+    }
     # quantize/dequantize have no corpus cases (the QNT checks exercise them) and the reasons say so.
-    assert "quantized_decomposed::quantize_per_tensor (quantize/dequantize: the QNT checks exercise it)" in \
-        results["OPS-1"]["reason"]
+    assert (
+        "quantized_decomposed::quantize_per_tensor (quantize/dequantize: the QNT checks exercise it)"
+        in results["OPS-1"]["reason"]
+    )
     for row in report["operators"]:
         if row["op"].startswith("quantized_decomposed::"):
             assert row["cases"] == 0, row
@@ -102,8 +138,18 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
 
 
 def test_ops_selection_is_validated(tmp_path):
-    cmd = [sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", "--report-dir",
-           str(tmp_path), "--ops", "aten::sigmoid"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--backend",
+        "ReferenceBackend",
+        "--report-dir",
+        str(tmp_path),
+        "--ops",
+        "aten::sigmoid",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "undeclared aten::sigmoid" in proc.stderr and "aten::add.Tensor" in proc.stderr

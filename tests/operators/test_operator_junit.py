@@ -6,21 +6,35 @@ import xml.etree.ElementTree as ET
 
 from conformance.operator_junit import FILENAME, write_operators_junit
 
-ROW = {"op": "aten::add.Tensor", "dtype": "float32", "cases": 3, "excluded": 0, "delegated": 3, "ran": 3,
-       "passed": 2, "worst_error": 0.5, "tolerance_used": 12.5, "first_failing": None}
+ROW = {
+    "op": "aten::add.Tensor",
+    "dtype": "float32",
+    "cases": 3,
+    "excluded": 0,
+    "delegated": 3,
+    "ran": 3,
+    "passed": 2,
+    "worst_error": 0.5,
+    "tolerance_used": 12.5,
+    "first_failing": None,
+}
 
 
 def test_rows_become_testcases_with_failures_and_skips(tmp_path):
     failing = dict(ROW, dtype="int32", first_failing={"case": "rank0", "reason": "output 0 differs: 1 vs 2"})
-    empty = dict(ROW, op="aten::relu", cases=0, delegated=0, ran=0, passed=0, worst_error=None,
-                 tolerance_used=None)
+    empty = dict(
+        ROW, op="aten::relu", cases=0, delegated=0, ran=0, passed=0, worst_error=None, tolerance_used=None
+    )
     path = write_operators_junit({"operators": [ROW, failing, empty]}, tmp_path)
     root = ET.parse(path).getroot()  # noqa: S314  the writer's own output
     suite = root.find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
     cases = list(suite.iter("testcase"))
     assert [(c.get("classname"), c.get("name")) for c in cases] == [
-        ("aten::add.Tensor", "float32"), ("aten::add.Tensor", "int32"), ("aten::relu", "float32")]
+        ("aten::add.Tensor", "float32"),
+        ("aten::add.Tensor", "int32"),
+        ("aten::relu", "float32"),
+    ]
     assert cases[0].find("failure") is None and cases[0].find("skipped") is None
     assert cases[1].find("failure").get("message") == "case 'rank0': output 0 differs: 1 vs 2"
     assert cases[2].find("skipped") is not None

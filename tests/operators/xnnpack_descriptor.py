@@ -72,8 +72,16 @@ FLOAT32_OPS: dict[str, tuple[str, ...]] = {
     "aten::glu": (),
     "aten::_prelu_kernel": ("case:rank2_single", "case:rank1"),
     "aten::_softmax": ("case:rank3_dim1",),
-    "aten::mean.dim": ("case:rank1_all", "case:rank2_last", "case:rank2_first_keepdim", "case:rank3_middle",
-                      "case:rank4_channels_last", "case:size1_dim", "case:long", "case:stress"),
+    "aten::mean.dim": (
+        "case:rank1_all",
+        "case:rank2_last",
+        "case:rank2_first_keepdim",
+        "case:rank3_middle",
+        "case:rank4_channels_last",
+        "case:size1_dim",
+        "case:long",
+        "case:stress",
+    ),
     "aten::linear": (),
     "aten::bmm": (),
     "aten::convolution": ("case:conv3d", "case:conv_transpose3d"),
@@ -86,8 +94,9 @@ FLOAT32_OPS: dict[str, tuple[str, ...]] = {
     "aten::lstm.input": (),
 }
 
-OPERATORS = OperatorSupport({op: OperatorSupport.float32(op, without=without)[op]
-                             for op, without in FLOAT32_OPS.items()})
+OPERATORS = OperatorSupport(
+    {op: OperatorSupport.float32(op, without=without)[op] for op, without in FLOAT32_OPS.items()}
+)
 
 
 def descriptor(operators=None) -> BackendDescriptor:

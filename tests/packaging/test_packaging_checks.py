@@ -42,19 +42,27 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is neede
 # --------------------------------------------------------------------------- PKG-1
 
 
-@pytest.mark.parametrize("spec", [">=1.5,<1.6", "~=1.5.0", "==1.5.1", "==1.5.*", ">=1.5.1,<1.6", ">=1.5,<1.5.9"])
+@pytest.mark.parametrize(
+    "spec", [">=1.5,<1.6", "~=1.5.0", "==1.5.1", "==1.5.*", ">=1.5.1,<1.6", ">=1.5,<1.5.9"]
+)
 def test_one_minor_release_is_accepted(spec):
     assert requirement_problem(SpecifierSet(spec), f"executorch{spec}") is None
 
 
-@pytest.mark.parametrize(("spec", "says"), [
-    ("~=1.5", "1.5 to 1.x (executorch 1.6 among them) (~=1.5 means >=1.5,<2; ~=1.5.0 means >=1.5.0,<1.6)"),
-    (">=1.5,<2", "1.5 to 1.x"),
-    (">=1.4,<1.6", "1.4 to 1.5"),
-    (">=1.5", "no upper bound"),
-    ("<1.6", "no lower bound"),
-    (">=1.6,<1.5", "admits no executorch release"),
-])
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        (
+            "~=1.5",
+            "1.5 to 1.x (executorch 1.6 among them) (~=1.5 means >=1.5,<2; ~=1.5.0 means >=1.5.0,<1.6)",
+        ),
+        (">=1.5,<2", "1.5 to 1.x"),
+        (">=1.4,<1.6", "1.4 to 1.5"),
+        (">=1.5", "no upper bound"),
+        ("<1.6", "no lower bound"),
+        (">=1.6,<1.5", "admits no executorch release"),
+    ],
+)
 def test_more_than_one_minor_is_refused_saying_which(spec, says):
     problem = requirement_problem(SpecifierSet(spec), f"executorch{spec}")
     assert problem is not None and says in problem, problem
@@ -88,7 +96,9 @@ def test_a_single_module_and_dynamic_imports_are_scanned(tmp_path):
     )
     found = private_imports(module)
     assert [line.split(": ", 1)[1] for line in found] == [
-        "executorch.exir._serialize._program", "executorch.exir._serialize", "executorch.exir._serialize",
+        "executorch.exir._serialize._program",
+        "executorch.exir._serialize",
+        "executorch.exir._serialize",
         "executorch._private_thing",
     ]
     assert found[0].startswith("vendor_mod.py:4: ")
@@ -116,8 +126,9 @@ def test_the_advice_is_true_of_the_installed_executorch():
 
 
 def test_a_single_module_vendor_is_scanned_by_the_suite(tmp_path):
-    code, report, output = run_suite(tmp_path, "broken_backends.descriptors:SINGLE_MODULE_PRIVATE_IMPORT",
-                                     "--checks", "PKG-2")
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:SINGLE_MODULE_PRIVATE_IMPORT", "--checks", "PKG-2"
+    )
     assert report is not None, output
     reason = results_by_id(report)["PKG-2"]["reason"]
     assert code == 1 and "single_module_vendor.py:5: executorch.exir._serialize._program" in reason, reason
@@ -134,7 +145,9 @@ def _gcc(out: Path, source: str, *flags: str) -> Path:
 
 
 @needs_gcc
-@pytest.mark.parametrize(("dtags", "kind"), [("--enable-new-dtags", "RUNPATH"), ("--disable-new-dtags", "RPATH")])
+@pytest.mark.parametrize(
+    ("dtags", "kind"), [("--enable-new-dtags", "RUNPATH"), ("--disable-new-dtags", "RPATH")]
+)
 def test_an_absolute_build_environment_path_is_caught(tmp_path, dtags, kind):
     lib = _gcc(tmp_path / "libvendor.so", "int f(void){return 1;}\n", f"-Wl,{dtags},-rpath,{BUILD_VENV_LIB}")
     (problem,) = runpath_problems(lib, environment_roots())
@@ -144,8 +157,11 @@ def test_an_absolute_build_environment_path_is_caught(tmp_path, dtags, kind):
 
 @needs_gcc
 def test_origin_paths_that_escape_and_relative_entries_are_caught(tmp_path):
-    lib = _gcc(tmp_path / "libvendor.so", "int f(void){return 1;}\n",
-               "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../../../../../../../../usr/local/lib:relative/dir")
+    lib = _gcc(
+        tmp_path / "libvendor.so",
+        "int f(void){return 1;}\n",
+        "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../../../../../../../../usr/local/lib:relative/dir",
+    )
     escape, relative = runpath_problems(lib, environment_roots())
     assert "escapes the environment: it is /usr/local/lib" in escape
     assert "'relative/dir' is relative to the current directory" in relative
@@ -168,18 +184,31 @@ def test_needed_libraries_found_nowhere_or_outside_are_caught(tmp_path):
     nowhere = _gcc(tmp_path / "libnowhere.so", source, f"-L{dep_dir}", "-lvendordep")
     (problem,) = needed_problems(nowhere, environment_roots())
     assert f"{nowhere}: NEEDED libvendordep.so is found neither" in problem
-    outside = _gcc(tmp_path / "liboutside.so", source, f"-L{dep_dir}", "-lvendordep",
-                   f"-Wl,--enable-new-dtags,-rpath,{dep_dir}")
+    outside = _gcc(
+        tmp_path / "liboutside.so",
+        source,
+        f"-L{dep_dir}",
+        "-lvendordep",
+        f"-Wl,--enable-new-dtags,-rpath,{dep_dir}",
+    )
     (problem,) = needed_problems(outside, environment_roots())
     assert f"NEEDED libvendordep.so resolves to {dep_dir / 'libvendordep.so'} (through RUNPATH)" in problem
 
 
 @needs_gcc
 def test_the_suite_fails_a_runtime_library_with_a_build_environment_runpath(tmp_path):
-    lib = _gcc(tmp_path / "libvendor_runtime.so", "int f(void){return 1;}\n",
-               f"-Wl,--enable-new-dtags,-rpath,{BUILD_VENV_LIB}")
-    code, report, output = run_suite(tmp_path / "r", "broken_backends.descriptors:FOREIGN_RUNPATH",
-                                     "--checks", "PKG-5,PKG-6", env={"FOREIGN_RUNPATH_LIBRARY": str(lib)})
+    lib = _gcc(
+        tmp_path / "libvendor_runtime.so",
+        "int f(void){return 1;}\n",
+        f"-Wl,--enable-new-dtags,-rpath,{BUILD_VENV_LIB}",
+    )
+    code, report, output = run_suite(
+        tmp_path / "r",
+        "broken_backends.descriptors:FOREIGN_RUNPATH",
+        "--checks",
+        "PKG-5,PKG-6",
+        env={"FOREIGN_RUNPATH_LIBRARY": str(lib)},
+    )
     assert report is not None, output
     results = results_by_id(report)
     assert results["PKG-5"]["outcome"] == "failed" and code == 1
@@ -197,8 +226,9 @@ def _wheel(out_dir: Path, platform_tag: str, library: Path) -> Path:
         f"{name}/__init__.py": b"",
         f"{name}/lib/{library.name}": library.read_bytes(),
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-        f"{info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\n"
-                          f"Tag: py3-none-{platform_tag}\n").encode(),
+        f"{info}/WHEEL": (
+            f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: py3-none-{platform_tag}\n"
+        ).encode(),
     }
     record = []
     path = out_dir / f"{name}-{version}-py3-none-{platform_tag}.whl"
@@ -224,7 +254,10 @@ def test_a_manylinux_tag_older_than_the_symbols_need_is_caught(tmp_path, getrand
     wheel = _wheel(tmp_path, "manylinux_2_17_x86_64", getrandom_library)
     problems, _ = wheel_tag_problems(wheel, audit_wheel(wheel), set())
     (problem,) = problems
-    assert "is tagged manylinux_2_17_x86_64, but auditwheel finds its symbol versions need manylinux_2_" in problem
+    assert (
+        "is tagged manylinux_2_17_x86_64, but auditwheel finds its symbol versions need manylinux_2_"
+        in problem
+    )
 
 
 @pytest.mark.parametrize("tag", ["manylinux_2_28_x86_64", "linux_x86_64"])
@@ -239,8 +272,12 @@ def test_an_external_library_breaks_a_manylinux_tag_unless_a_dependency_provides
     dep_dir = tmp_path / "deps"
     dep_dir.mkdir()
     _gcc(dep_dir / "libexecutorch_like.so", "int dep(void){return 2;}\n")
-    lib = _gcc(tmp_path / "libv.so", "int dep(void);\nint f(void){return dep();}\n", f"-L{dep_dir}",
-               "-lexecutorch_like")
+    lib = _gcc(
+        tmp_path / "libv.so",
+        "int dep(void);\nint f(void){return dep();}\n",
+        f"-L{dep_dir}",
+        "-lexecutorch_like",
+    )
     wheel = _wheel(tmp_path, "manylinux_2_17_x86_64", lib)
     audit = audit_wheel(wheel)
     (problem,) = wheel_tag_problems(wheel, audit, set())[0]
@@ -252,8 +289,22 @@ def test_an_external_library_breaks_a_manylinux_tag_unless_a_dependency_provides
 def test_the_installed_wheel_is_found_through_direct_url(tmp_path, getrandom_library):
     wheel = _wheel(tmp_path, "linux_x86_64", getrandom_library)
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    "--disable-pip-version-check", "--target", str(target), str(wheel)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+    )
     (dist,) = importlib.metadata.distributions(path=[str(target)])
     assert installed_wheel(dist) == wheel
     os.remove(wheel)

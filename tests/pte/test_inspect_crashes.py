@@ -15,8 +15,13 @@ GOLDEN = REPO / "tests" / "golden" / "1.5.1" / "reference.pte"
 
 
 def inspect(*args) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", "inspect", *map(str, args)],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "inspect", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 GOLDEN_1_0_1 = REPO / "tests" / "golden" / "1.0.1" / "reference.pte"
@@ -34,8 +39,10 @@ def test_an_abort_inside_executorchs_loader_is_reported_and_inspect_lives(tmp_pa
     path.write_bytes(bytes(data))
     result = inspect(path, "--load", "ReferenceBackend")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "method 'forward': does NOT load: ExecuTorch's loader crashed with SIGABRT loading method 'forward'" in (
-        result.stdout), result.stdout
+    assert (
+        "method 'forward': does NOT load: ExecuTorch's loader crashed with SIGABRT loading method 'forward'"
+        in (result.stdout)
+    ), result.stdout
     assert "runtime log: [program.cpp" in result.stdout
 
 

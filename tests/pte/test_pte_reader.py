@@ -139,9 +139,7 @@ def test_fast_byte_vectors_agree_with_generated_accessors(pte_bytes, demo_backen
     root = fb.Program.GetRootAs(raw, 0)
     delegate = root.ExecutionPlan(0).Delegates(0)
     specs = [delegate.CompileSpecs(i) for i in range(delegate.CompileSpecsLength())]
-    generated = tuple(
-        (s.Key().decode(), bytes(s.Value(j) for j in range(s.ValueLength()))) for s in specs
-    )
+    generated = tuple((s.Key().decode(), bytes(s.Value(j) for j in range(s.ValueLength()))) for s in specs)
     inline = root.BackendDelegateData(0)
     generated_blob = bytes(inline.Data(j) for j in range(inline.DataLength()))
     program = read_pte(raw)

@@ -22,8 +22,14 @@ REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "matrix" / "results"
 
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     # Any name lookup fails: a page that tried to fetch something would show it.
     "--host-resolver-rules=MAP * ~NOTFOUND",
 ]
@@ -39,12 +45,16 @@ def _chromium() -> str | None:
 def run_chromium(page: Path, *mode: str) -> subprocess.CompletedProcess:
     browser = _chromium()
     if browser is None:
-        pytest.skip("no Chromium found (chromium, chromium-browser or google-chrome on PATH); "
-                    ".ci/run installs Debian's chromium")
+        pytest.skip(
+            "no Chromium found (chromium, chromium-browser or google-chrome on PATH); "
+            ".ci/run installs Debian's chromium"
+        )
     with tempfile.TemporaryDirectory() as profile:
         return subprocess.run(
             [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *mode, page.resolve().as_uri()],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
 
@@ -98,31 +108,77 @@ class Dom(HTMLParser):
 
 def sample_report() -> dict:
     """A real report's shape: every check, one failing with markup in its reason, operators and logs."""
-    results = [{"id": c.id, "clause": c.clause, "level": c.level, "title": c.title, "applies_if": c.applies_if,
-                "outcome": "passed", "reason": "", "duration_s": 0.01} for c in all_checks()]
+    results = [
+        {
+            "id": c.id,
+            "clause": c.clause,
+            "level": c.level,
+            "title": c.title,
+            "applies_if": c.applies_if,
+            "outcome": "passed",
+            "reason": "",
+            "duration_s": 0.01,
+        }
+        for c in all_checks()
+    ]
     rt3 = next(r for r in results if r["id"] == "RT-3")
-    rt3.update(outcome="failed", reason="sample 'mlp' output 0 differs: <script>alert(1)</script> & more",
-               log=["E reference_backend: blob format 9.0 is newer than 1.x", "I second line"])
+    rt3.update(
+        outcome="failed",
+        reason="sample 'mlp' output 0 differs: <script>alert(1)</script> & more",
+        log=["E reference_backend: blob format 9.0 is newer than 1.x", "I second line"],
+    )
     report = {
-        "schema": "executorch-conformance-report", "schema_version": 2, "suite_version": "0.2.0",
-        "created": "2026-12-01T10:00:00+00:00", "command": "executorch-conformance run --backend X",
-        "mode": "standard", "options": {"backend": "X", "certify": False, "checks": None},
-        "environment": {"executorch": "1.5.1", "torch": "2.13.0+cpu", "python": "3.11.7",
-                        "platform": "Linux", "machine": "x86_64"},
-        "backend": {"id": "VendorBackend", "distribution": "vendor-backend", "version": "1.0.0",
-                    "installed_version": "1.0.0", "capabilities": [],
-                    "runtime_libraries": [{"path": "/x/libvendor.so", "sha256": "ab" * 32}]},
-        "selected": [r["id"] for r in results], "results": results,
+        "schema": "executorch-conformance-report",
+        "schema_version": 2,
+        "suite_version": "0.2.0",
+        "created": "2026-12-01T10:00:00+00:00",
+        "command": "executorch-conformance run --backend X",
+        "mode": "standard",
+        "options": {"backend": "X", "certify": False, "checks": None},
+        "environment": {
+            "executorch": "1.5.1",
+            "torch": "2.13.0+cpu",
+            "python": "3.11.7",
+            "platform": "Linux",
+            "machine": "x86_64",
+        },
+        "backend": {
+            "id": "VendorBackend",
+            "distribution": "vendor-backend",
+            "version": "1.0.0",
+            "installed_version": "1.0.0",
+            "capabilities": [],
+            "runtime_libraries": [{"path": "/x/libvendor.so", "sha256": "ab" * 32}],
+        },
+        "selected": [r["id"] for r in results],
+        "results": results,
         "summary": {"passed": len(results) - 1, "failed": 1, "total": len(results)},
         "operators": [
-            {"op": "aten::add.Tensor", "dtype": "float32", "cases": 12, "passed": 12, "delegated": True,
-             "worst_error": 0.0, "first_failure": None},
-            {"op": "aten::mm", "dtype": "float16", "cases": 8, "passed": 5, "delegated": True,
-             "worst_error": 0.0123, "first_failure": "shape (3, 0) x (0, 4): output differs"},
+            {
+                "op": "aten::add.Tensor",
+                "dtype": "float32",
+                "cases": 12,
+                "passed": 12,
+                "delegated": True,
+                "worst_error": 0.0,
+                "first_failure": None,
+            },
+            {
+                "op": "aten::mm",
+                "dtype": "float16",
+                "cases": 8,
+                "passed": 5,
+                "delegated": True,
+                "worst_error": 0.0123,
+                "first_failure": "shape (3, 0) x (0, 4): output differs",
+            },
         ],
         "runtime_log": "I loaded libvendor.so",
-        "interrupted": False, "verdict": "not conformant",
-        "verdict_reasons": ["RT-3 failed: sample 'mlp' output 0 differs"], "warnings": [], "certified": False,
+        "interrupted": False,
+        "verdict": "not conformant",
+        "verdict_reasons": ["RT-3 failed: sample 'mlp' output 0 differs"],
+        "warnings": [],
+        "certified": False,
         "duration_s": 3.2,
     }
     return seal(report)
@@ -154,8 +210,11 @@ def test_page_escapes_the_report_and_loads_nothing():
         for name in ("src", "href"):
             assert name not in attrs or not attrs[name].startswith(("http:", "https:", "//")), (tag, attrs)
     assert "url(" not in markup and "@import" not in markup
-    assert any(a.get("http-equiv") == "Content-Security-Policy" and "default-src 'none'" in a.get("content", "")
-               for t, a in dom.tags if t == "meta")
+    assert any(
+        a.get("http-equiv") == "Content-Security-Policy" and "default-src 'none'" in a.get("content", "")
+        for t, a in dom.tags
+        if t == "meta"
+    )
 
 
 def test_an_edited_report_is_shown_as_edited_and_a_partial_one_still_renders():
@@ -208,9 +267,22 @@ def test_chromium_renders_the_run_page(tmp_path):
 def test_chromium_renders_the_release_matrix_page(tmp_path):
     html_out = tmp_path / "matrix.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "matrix", "render", "--no-abi", "--results", str(RESULTS),
-         "--out", str(tmp_path / "README.md"), "--html", str(html_out)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "matrix",
+            "render",
+            "--no-abi",
+            "--results",
+            str(RESULTS),
+            "--out",
+            str(tmp_path / "README.md"),
+            "--html",
+            str(html_out),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     markup = html_out.read_text()
@@ -237,10 +309,16 @@ def test_chromium_renders_the_release_matrix_page(tmp_path):
 
 def test_matrix_render_answers_bad_places_in_one_line(tmp_path):
     cli = [sys.executable, "-m", "conformance.cli", "matrix", "render", "--no-abi"]
-    proc = subprocess.run([*cli, "--results", str(tmp_path), "--out", str(tmp_path / "R.md")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 2 and "holds no release results" in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run([*cli, "--results", str(RESULTS), "--out", str(tmp_path / "no" / "such" / "dir" / "R.md")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [*cli, "--results", str(tmp_path), "--out", str(tmp_path / "R.md")], capture_output=True, text=True
+    )
+    assert (
+        proc.returncode == 2 and "holds no release results" in proc.stderr and "Traceback" not in proc.stderr
+    )
+    proc = subprocess.run(
+        [*cli, "--results", str(RESULTS), "--out", str(tmp_path / "no" / "such" / "dir" / "R.md")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

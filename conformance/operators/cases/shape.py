@@ -68,19 +68,32 @@ SPLIT = (
 CAT = (
     ("rank1", lambda a, b: torch.cat([a, b]), (I((3,)), I((5,))), (), "dim=0"),
     ("rank2_dim1", lambda a, b: torch.cat([a, b], 1), (I((4, 2)), I((4, 3))), (), "dim=1"),
-    ("three", lambda a, b, c: torch.cat([a, b, c], 0), (I((1, 3)), I((2, 3)), I((3, 3))), (), "dim=0, 3 inputs"),
+    (
+        "three",
+        lambda a, b, c: torch.cat([a, b, c], 0),
+        (I((1, 3)), I((2, 3)), I((3, 3))),
+        (),
+        "dim=0, 3 inputs",
+    ),
     ("rank4_channels", lambda a, b: torch.cat([a, b], 1), (I((2, 3, 4, 5)), I((2, 1, 4, 5))), (), "dim=1"),
     ("with_size0", lambda a, b: torch.cat([a, b], 0), (I((0, 3)), I((2, 3))), {"empty"}, "dim=0"),
 )
 STACK = (
     ("rank1", lambda a, b: torch.stack([a, b]), (I((4,)), I((4,))), (), "dim=0"),
-    ("rank3_last", lambda a, b, c: torch.stack([a, b, c], -1), (I((2, 3, 4)), I((2, 3, 4)), I((2, 3, 4))), (),
-     "dim=-1"),
+    (
+        "rank3_last",
+        lambda a, b, c: torch.stack([a, b, c], -1),
+        (I((2, 3, 4)), I((2, 3, 4)), I((2, 3, 4))),
+        (),
+        "dim=-1",
+    ),
 )
 
 OPERATORS = (
     Operator("aten::view_copy", F, ALL, listed("aten::view_copy", VIEW), note="view and reshape"),
-    Operator("aten::permute_copy", F, ALL, listed("aten::permute_copy", PERMUTE), note="permute and transpose"),
+    Operator(
+        "aten::permute_copy", F, ALL, listed("aten::permute_copy", PERMUTE), note="permute and transpose"
+    ),
     Operator("aten::expand_copy", F, ALL, listed("aten::expand_copy", EXPAND)),
     Operator("aten::squeeze_copy.dims", F, ALL, listed("aten::squeeze_copy.dims", SQUEEZE)),
     Operator("aten::unsqueeze_copy", F, ALL, listed("aten::unsqueeze_copy", UNSQUEEZE)),
@@ -88,6 +101,12 @@ OPERATORS = (
     Operator("aten::slice_copy.Tensor", F, ALL, listed("aten::slice_copy.Tensor", SLICE)),
     Operator("aten::split_with_sizes_copy", F, ALL, listed("aten::split_with_sizes_copy", SPLIT)),
     Operator("aten::cat", F, ALL, listed("aten::cat", CAT)),
-    Operator("aten::stack", F, ALL, listed("aten::stack", STACK), composite=True,
-             note="to_edge turns stack into unsqueeze_copy + cat: all of it must be delegated"),
+    Operator(
+        "aten::stack",
+        F,
+        ALL,
+        listed("aten::stack", STACK),
+        composite=True,
+        note="to_edge turns stack into unsqueeze_copy + cat: all of it must be delegated",
+    ),
 )

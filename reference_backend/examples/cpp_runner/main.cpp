@@ -7,9 +7,9 @@
 // --data gives a .ptd file holding data the program keeps outside the .pte
 // (named data, external weights); repeat it for several files. --mmap maps
 // the files instead of reading them into memory, so that processes and
-// programs loading the same .ptd share its pages. Input values (whitespace-separated floats, from FILE and/or the command
-// line) fill the method's float inputs in order, each with the shape the
-// program declares. Outputs print as "output I shape [D, ...]: V V ...".
+// programs loading the same .ptd share its pages. Input values (whitespace-separated floats, from FILE and/or
+// the command line) fill the method's float inputs in order, each with the shape the program declares.
+// Outputs print as "output I shape [D, ...]: V V ...".
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/backend/interface.h>
@@ -41,9 +41,8 @@ void print_registered_backends() {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: cpp_runner MODEL.pte [--data FILE.ptd ...] [--mmap] [--method NAME] "
-               "[--inputs FILE] [VALUE ...]\n");
+  std::fprintf(stderr, "usage: cpp_runner MODEL.pte [--data FILE.ptd ...] [--mmap] [--method NAME] "
+                       "[--inputs FILE] [VALUE ...]\n");
   return 64;
 }
 
@@ -93,8 +92,8 @@ int main(int argc, char** argv) {
   Module module(model, data_files, load_mode);
   const Error loaded = module.load_method(method);
   if (loaded != Error::Ok) {
-    std::fprintf(stderr, "error: loading method '%s' of %s failed with error 0x%x\n",
-                 method.c_str(), model.c_str(), static_cast<unsigned>(loaded));
+    std::fprintf(stderr, "error: loading method '%s' of %s failed with error 0x%x\n", method.c_str(),
+                 model.c_str(), static_cast<unsigned>(loaded));
     return 2;
   }
   auto meta = module.method_meta(method);
@@ -113,8 +112,7 @@ int main(int argc, char** argv) {
     size_t numel = 1;
     for (auto s : sizes) numel *= static_cast<size_t>(s);
     if (used + numel > values.size()) {
-      std::fprintf(stderr, "error: input %zu needs %zu values, %zu given in all\n", i, numel,
-                   values.size());
+      std::fprintf(stderr, "error: input %zu needs %zu values, %zu given in all\n", i, numel, values.size());
       return 65;
     }
     tensors.push_back(executorch::extension::make_tensor_ptr(

@@ -61,15 +61,19 @@ def memory_bound(edge_program: ExportedProgram, named_bytes: int = 0) -> int | N
     return max(total - named_bytes, 0)
 
 
-def build_result(edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str) -> PreprocessResult:
+def build_result(
+    edge_program: ExportedProgram, compile_specs: list[CompileSpec], backend_id: str
+) -> PreprocessResult:
     """Contract header + graph payload for the delegated subgraph ``edge_program``,
     and the named data the payload refers to (compile spec named_data_threshold)."""
     options = parse_compile_specs(compile_specs)
     # Fold the quantize/dequantize nodes around quantized operators into the
     # runtime's integer operators (a no-op for a float subgraph), on a copy:
     # ExecuTorch keeps the program it hands to preprocess.
-    if any(n.op == "call_function" and (op_name(n.target) or "").startswith("quantized_decomposed::")
-           for n in edge_program.graph.nodes):
+    if any(
+        n.op == "call_function" and (op_name(n.target) or "").startswith("quantized_decomposed::")
+        for n in edge_program.graph.nodes
+    ):
         edge_program = fold_quantized(copy.deepcopy(edge_program))
     payload = serialize_payload(edge_program, options)
     limit = named = None

@@ -35,7 +35,13 @@ NAMED_DATA_FILE_KEY = "named_data_file"
 MAX_MEMORY_KEY = "max_memory_bytes"
 #: The contract header format to write: b"1" or b"2".
 HEADER_FORMAT_KEY = "header_format"
-KNOWN_KEYS = (BLOB_FORMAT_KEY, NAMED_DATA_THRESHOLD_KEY, NAMED_DATA_FILE_KEY, MAX_MEMORY_KEY, HEADER_FORMAT_KEY)
+KNOWN_KEYS = (
+    BLOB_FORMAT_KEY,
+    NAMED_DATA_THRESHOLD_KEY,
+    NAMED_DATA_FILE_KEY,
+    MAX_MEMORY_KEY,
+    HEADER_FORMAT_KEY,
+)
 
 #: A file tag: a plain file name, so that TAG.ptd lands in the output directory.
 _FILE_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -87,7 +93,9 @@ def _text(spec: CompileSpec) -> str:
     try:
         return bytes(spec.value).decode("ascii")
     except UnicodeDecodeError:
-        raise CompileSpecError(f"compile spec {spec.key!r} must be ASCII, got {bytes(spec.value)!r}") from None
+        raise CompileSpecError(
+            f"compile spec {spec.key!r} must be ASCII, got {bytes(spec.value)!r}"
+        ) from None
 
 
 def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
@@ -133,7 +141,9 @@ def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
         elif spec.key == HEADER_FORMAT_KEY:
             text = _text(spec)
             if text not in ("1", "2"):
-                raise CompileSpecError(f"compile spec {HEADER_FORMAT_KEY!r} must be b'1' or b'2', got {bytes(spec.value)!r}")
+                raise CompileSpecError(
+                    f"compile spec {HEADER_FORMAT_KEY!r} must be b'1' or b'2', got {bytes(spec.value)!r}"
+                )
             header_format = int(text)
         else:
             raise CompileSpecError(
@@ -160,8 +170,13 @@ def parse_compile_specs(compile_specs: list[CompileSpec]) -> CompileOptions:
             f"header format 1 records neither a memory limit nor named-data checksums; drop {HEADER_FORMAT_KEY!r} "
             f"or {MAX_MEMORY_KEY!r} / {NAMED_DATA_THRESHOLD_KEY!r}"
         )
-    return CompileOptions(blob_format=fmt, named_data_threshold=threshold, named_data_file=file,
-                          max_memory_bytes=max_memory, header_format=header_format)
+    return CompileOptions(
+        blob_format=fmt,
+        named_data_threshold=threshold,
+        named_data_file=file,
+        max_memory_bytes=max_memory,
+        header_format=header_format,
+    )
 
 
 def memory_limit_spec(max_bytes: int) -> CompileSpec:

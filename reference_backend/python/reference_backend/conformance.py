@@ -108,8 +108,15 @@ def _dynamic_shapes():
 
 
 #: Corpus cases of aten::convolution the runtime does not run (1-D, 3-D and transposed convolutions).
-_NOT_2D_CONVOLUTIONS = ("conv1d", "conv1d_stride_pad", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                        "conv_transpose2d_output_padding", "conv_transpose3d")
+_NOT_2D_CONVOLUTIONS = (
+    "conv1d",
+    "conv1d_stride_pad",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose2d_output_padding",
+    "conv_transpose3d",
+)
 
 
 DESCRIPTOR = BackendDescriptor(
@@ -120,9 +127,11 @@ DESCRIPTOR = BackendDescriptor(
     make_partitioners=lambda: [ReferencePartitioner([blob_format_spec(*BLOB_FORMAT)])],
     supported_ops=frozenset(SUPPORTED_OPS),
     operators=OperatorSupport.float32(
-        *(op for op in SUPPORTED_OPS if op != "aten::convolution"), without=("channels_last",),
+        *(op for op in SUPPORTED_OPS if op != "aten::convolution"),
+        without=("channels_last",),
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
-    ) | OperatorSupport.float32(
+    )
+    | OperatorSupport.float32(
         "aten::convolution",
         without=("channels_last", *(f"case:{name}" for name in _NOT_2D_CONVOLUTIONS)),
         reason="the runtime convolves in 2-D only, not transposed, in the default dim order",
@@ -132,8 +141,13 @@ DESCRIPTOR = BackendDescriptor(
         SampleModel("elementwise", lambda: (_Elementwise(), (torch.randn(3, 8), torch.randn(3, 8)))),
         SampleModel("partially_delegated", lambda: (_Mixed(), (torch.randn(2, 12),))),
         SampleModel("large_mlp", lambda: (_LargeMLP(), (torch.randn(4, 256),)), rtol=1e-4, atol=1e-5),
-        SampleModel("quant_net", lambda: (_QuantNet(), _quant_inputs(torch.Generator().manual_seed(0))),
-                    rtol=1e-5, atol=1e-5, make_inputs=_quant_inputs),
+        SampleModel(
+            "quant_net",
+            lambda: (_QuantNet(), _quant_inputs(torch.Generator().manual_seed(0))),
+            rtol=1e-5,
+            atol=1e-5,
+            make_inputs=_quant_inputs,
+        ),
         SampleModel("token_mlp", lambda: (_TokenMLP(), (torch.randn(2, 3, 16),)), rtol=1e-5, atol=1e-5),
     ),
     load_runtime=load_runtime,

@@ -57,7 +57,9 @@ def inspect_program(program: bytes | str | Path) -> list[DelegateReport]:
     return reports
 
 
-def _named_data_problems(blob: DelegateBlob, pte: bytes, data_path: str | Path | None, cache: dict) -> list[str]:
+def _named_data_problems(
+    blob: DelegateBlob, pte: bytes, data_path: str | Path | None, cache: dict
+) -> list[str]:
     """Why the named data of ``blob`` cannot be found, in the words of the
     runtime's log line (src/backend.cpp, named_data_error)."""
     try:

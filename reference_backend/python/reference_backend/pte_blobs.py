@@ -164,7 +164,9 @@ def pte_named_data(pte: bytes) -> dict[str, int]:
     """Key -> size in bytes of each named blob stored inside a .pte."""
     try:
         if len(pte) < 8 or pte[4:8] != FILE_IDENTIFIER:
-            raise PteError(f"not a .pte: file identifier {pte[4:8]!r} at offset 4, expected {FILE_IDENTIFIER!r}")
+            raise PteError(
+                f"not a .pte: file identifier {pte[4:8]!r} at offset 4, expected {FILE_IDENTIFIER!r}"
+            )
         base = struct.unpack_from("<Q", pte, 24)[0] if pte[8:12] == _EXTENDED_HEADER_MAGIC else 0
         root = Table(pte, flatbuffers.encode.Get(flatbuffers.packer.uoffset, pte, 0))
         return _named_sizes(pte, 7, 4, root, base)  # Program.named_data, Program.segments

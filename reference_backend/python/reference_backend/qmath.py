@@ -105,11 +105,15 @@ def qlinear(x, weight, bias, multipliers, shifts, x_zero, out_zero, qmin, qmax) 
     return _finish(acc, m, s, out_zero, qmin, qmax)
 
 
-def qconv2d(x, weight, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero, qmin, qmax):
+def qconv2d(
+    x, weight, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero, qmin, qmax
+):
     """int8 NCHW convolution, padding read as x_zero, per-output-channel requantization."""
     centered = (x.to(torch.int64) - x_zero).to(torch.float64)
     # float64 holds every int8 x int8 sum of a conv below 2**53 exactly.
-    acc = torch.nn.functional.conv2d(centered, weight.to(torch.float64), None, stride, padding, dilation, groups)
+    acc = torch.nn.functional.conv2d(
+        centered, weight.to(torch.float64), None, stride, padding, dilation, groups
+    )
     acc = acc.round().to(torch.int64)
     if bias is not None:
         acc = acc + torch.as_tensor(bias, dtype=torch.int64).view(1, -1, 1, 1)

@@ -29,28 +29,61 @@ def dequantize(q: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qlinear", mutates_args=())
-def qlinear(x: torch.Tensor, weight: torch.Tensor, bias: list[int] | None, multipliers: list[int],
-            shifts: list[int], x_zero: int, out_zero: int, qmin: int, qmax: int) -> torch.Tensor:
+def qlinear(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: list[int] | None,
+    multipliers: list[int],
+    shifts: list[int],
+    x_zero: int,
+    out_zero: int,
+    qmin: int,
+    qmax: int,
+) -> torch.Tensor:
     return qmath.qlinear(x, weight, bias, multipliers, shifts, x_zero, out_zero, qmin, qmax)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qconv2d", mutates_args=())
-def qconv2d(x: torch.Tensor, weight: torch.Tensor, bias: list[int] | None, stride: list[int], padding: list[int],
-            dilation: list[int], groups: int, multipliers: list[int], shifts: list[int], x_zero: int,
-            out_zero: int, qmin: int, qmax: int) -> torch.Tensor:
-    return qmath.qconv2d(x, weight, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero,
-                         qmin, qmax)
+def qconv2d(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: list[int] | None,
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    groups: int,
+    multipliers: list[int],
+    shifts: list[int],
+    x_zero: int,
+    out_zero: int,
+    qmin: int,
+    qmax: int,
+) -> torch.Tensor:
+    return qmath.qconv2d(
+        x, weight, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero, qmin, qmax
+    )
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qadd", mutates_args=())
-def qadd(a: torch.Tensor, b: torch.Tensor, a_zero: int, b_zero: int, out_zero: int, qmin: int, qmax: int,
-         a_multiplier: int, b_multiplier: int, shift: int) -> torch.Tensor:
+def qadd(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    a_zero: int,
+    b_zero: int,
+    out_zero: int,
+    qmin: int,
+    qmax: int,
+    a_multiplier: int,
+    b_multiplier: int,
+    shift: int,
+) -> torch.Tensor:
     return qmath.qadd(a, b, a_zero, b_zero, out_zero, qmin, qmax, a_multiplier, b_multiplier, shift)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::qrelu", mutates_args=())
-def qrelu(x: torch.Tensor, x_zero: int, out_zero: int, qmin: int, qmax: int, multiplier: int,
-          shift: int) -> torch.Tensor:
+def qrelu(
+    x: torch.Tensor, x_zero: int, out_zero: int, qmin: int, qmax: int, multiplier: int, shift: int
+) -> torch.Tensor:
     return qmath.qrelu(x, x_zero, out_zero, qmin, qmax, multiplier, shift)
 
 

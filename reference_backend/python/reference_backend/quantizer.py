@@ -47,16 +47,25 @@ _ADD = (torch.ops.aten.add.Tensor, torch.ops.aten.add_.Tensor)
 def activation_spec(observer=HistogramObserver) -> QuantizationSpec:
     """Per-tensor affine int8 in [-128, 127]."""
     return QuantizationSpec(
-        dtype=torch.int8, quant_min=-128, quant_max=127, qscheme=torch.per_tensor_affine,
-        is_dynamic=False, observer_or_fake_quant_ctr=observer.with_args(eps=2**-12),
+        dtype=torch.int8,
+        quant_min=-128,
+        quant_max=127,
+        qscheme=torch.per_tensor_affine,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=observer.with_args(eps=2**-12),
     )
 
 
 def weight_spec() -> QuantizationSpec:
     """Per-output-channel symmetric int8 in [-127, 127] (zero point 0)."""
     return QuantizationSpec(
-        dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_channel_symmetric, ch_axis=0,
-        is_dynamic=False, observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
+        dtype=torch.int8,
+        quant_min=-127,
+        quant_max=127,
+        qscheme=torch.per_channel_symmetric,
+        ch_axis=0,
+        is_dynamic=False,
+        observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
     )
 
 
@@ -96,9 +105,12 @@ class ReferenceQuantizer(Quantizer):
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
-            if node.target in _ADD and len(node.args) >= 2 and all(
-                isinstance(a, torch.fx.Node) for a in node.args[:2]
-            ) and node.kwargs.get("alpha", 1) == 1:
+            if (
+                node.target in _ADD
+                and len(node.args) >= 2
+                and all(isinstance(a, torch.fx.Node) for a in node.args[:2])
+                and node.kwargs.get("alpha", 1) == 1
+            ):
                 _mark(node, {a: self._input_spec(a, act) for a in node.args[:2]}, act)
             elif node.target in _RELU and isinstance(node.args[0], torch.fx.Node):
                 source = node.args[0]

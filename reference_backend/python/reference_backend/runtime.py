@@ -21,8 +21,19 @@ _LIB_DIR = Path(__file__).resolve().parent / "lib"
 #: What to do about a library that does not fit (named in every refusal).
 FIX = f"reinstall {DISTRIBUTION} in this environment (pip install --force-reinstall --no-build-isolation ./reference_backend)"
 
-__all__ = ["BACKEND_ID", "Judgement", "RuntimeLoadError", "build_info", "check_executorch_match", "judge_blob",
-           "library_path", "load_runtime", "max_memory_bytes", "runtime_info", "set_max_memory_bytes"]
+__all__ = [
+    "BACKEND_ID",
+    "Judgement",
+    "RuntimeLoadError",
+    "build_info",
+    "check_executorch_match",
+    "judge_blob",
+    "library_path",
+    "load_runtime",
+    "max_memory_bytes",
+    "runtime_info",
+    "set_max_memory_bytes",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,12 +72,22 @@ def load_runtime(path: str | Path | None = None) -> ctypes.CDLL:
     the fix when the library is missing, was built for another executorch,
     or does not register.
     """
-    lib = kit.load_runtime(path or library_path(), BACKEND_ID, distribution=DISTRIBUTION, fix=FIX,
-                           register="reference_backend_register")
+    lib = kit.load_runtime(
+        path or library_path(),
+        BACKEND_ID,
+        distribution=DISTRIBUTION,
+        fix=FIX,
+        register="reference_backend_register",
+    )
     lib.reference_backend_register.restype = ctypes.c_int
     lib.reference_backend_runtime_info.restype = ctypes.c_char_p
     lib.reference_backend_judge_blob.restype = ctypes.c_int
-    lib.reference_backend_judge_blob.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+    lib.reference_backend_judge_blob.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+    ]
     lib.reference_backend_set_max_memory_bytes.restype = ctypes.c_int
     lib.reference_backend_set_max_memory_bytes.argtypes = [ctypes.c_uint64]
     lib.reference_backend_max_memory_bytes.restype = ctypes.c_uint64

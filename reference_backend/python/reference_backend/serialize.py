@@ -127,7 +127,9 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
     minor = options.blob_format[1]
     threshold = options.named_data_threshold
     if threshold is not None and minor < NAMED_DATA_MINOR:
-        raise SerializationError(f"named data needs blob format 1.{NAMED_DATA_MINOR}; format 1.{minor} cannot store it")
+        raise SerializationError(
+            f"named data needs blob format 1.{NAMED_DATA_MINOR}; format 1.{minor} cannot store it"
+        )
     file_name = options.named_data_file_name
     constants = constant_tensors(program)
     values: list[tuple[int, int, tuple[int, ...], int, int]] = []  # kind, dtype, shape, mask, offset or index
@@ -142,7 +144,9 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
     def layout_of(node: torch.fx.Node) -> tuple[int, tuple[int, ...], int]:
         layout = value_layout(node.meta.get("val"))
         if layout is None:
-            raise SerializationError(f"{node.name} is not a float32, int8 or int32 tensor with static or bounded shape")
+            raise SerializationError(
+                f"{node.name} is not a float32, int8 or int32 tensor with static or bounded shape"
+            )
         if minor < QUANT_MINOR and (layout[0] != DTYPE_CODES[torch.float32] or layout[2]):
             raise SerializationError(
                 f"{node.name}: int8/int32 values and dynamic dimensions need blob format 1.{QUANT_MINOR}; "
@@ -191,7 +195,9 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
             else:
                 inputs.append(add_value(node, KIND_ACTIVATION))
         elif node.op == "call_function":
-            ops.append(_op_record(node, ids, add_value(node, KIND_ACTIVATION), minor, params, add_int32_constant))
+            ops.append(
+                _op_record(node, ids, add_value(node, KIND_ACTIVATION), minor, params, add_int32_constant)
+            )
         elif node.op == "output":
             for out in node.args[0]:
                 if not isinstance(out, torch.fx.Node) or out.name not in ids:
@@ -242,11 +248,18 @@ def named_entries(payload: bytes, minor: int) -> list[NamedEntry]:
         if minor >= QUANT_MINOR:
             num_params, _ = _PARAMS_HEADER.unpack_from(payload, header_size)
             header_size, op_size = header_size + _PARAMS_HEADER.size, _OP_V3.size
-        pos = (header_size + num_values * _VALUE.size
-               + 4 * (num_inputs + num_outputs) + num_ops * op_size + 4 * num_params)
+        pos = (
+            header_size
+            + num_values * _VALUE.size
+            + 4 * (num_inputs + num_outputs)
+            + num_ops * op_size
+            + 4 * num_params
+        )
         end = pos + table_bytes
         if end > len(payload):
-            raise SerializationError(f"named-data table [{pos}, {end}) lies outside the {len(payload)}-byte payload")
+            raise SerializationError(
+                f"named-data table [{pos}, {end}) lies outside the {len(payload)}-byte payload"
+            )
         entries = []
         for _ in range(num_named):
             nbytes, key_length, file_length, _ = _NAMED_ENTRY.unpack_from(payload, pos)
@@ -286,7 +299,18 @@ def _op_params(node: torch.fx.Node, name: str, add_int32_constant) -> tuple[list
     if name == "reference_backend::qconv2d":
         _, _, bias, stride, padding, dilation, groups, multipliers, shifts, x_zero, out_zero, qmin, qmax = a
         extra = [add_int32_constant(bias)] if bias is not None else []
-        return [*stride, *padding, *dilation, groups, x_zero, out_zero, qmin, qmax, *multipliers, *shifts], extra
+        return [
+            *stride,
+            *padding,
+            *dilation,
+            groups,
+            x_zero,
+            out_zero,
+            qmin,
+            qmax,
+            *multipliers,
+            *shifts,
+        ], extra
     if name == "reference_backend::qadd":
         return list(a[2:10]), []
     if name == "reference_backend::qrelu":
@@ -294,20 +318,27 @@ def _op_params(node: torch.fx.Node, name: str, add_int32_constant) -> tuple[list
     return [], []
 
 
-def _op_record(node: torch.fx.Node, ids: dict[str, int], out: int, minor: int, params: list[int],
-               add_int32_constant) -> bytes:
+def _op_record(
+    node: torch.fx.Node, ids: dict[str, int], out: int, minor: int, params: list[int], add_int32_constant
+) -> bytes:
     name = op_name(node.target)
     spec = SUPPORTED_OPS.get(name) or BACKEND_OPS.get(name)
     if spec is None or spec.opcode is None or name.startswith("quantized_decomposed::"):
-        raise SerializationError(f"operator {name or node.target} is not supported by the runtime"
-                                 + (" (the quantize/dequantize fold did not take it)" if spec else ""))
+        raise SerializationError(
+            f"operator {name or node.target} is not supported by the runtime"
+            + (" (the quantize/dequantize fold did not take it)" if spec else "")
+        )
     if spec.opcode > 5 and minor < QUANT_MINOR:
-        raise SerializationError(f"{node.name}: {name} needs blob format 1.{QUANT_MINOR}; format 1.{minor} cannot store it")
+        raise SerializationError(
+            f"{node.name}: {name} needs blob format 1.{QUANT_MINOR}; format 1.{minor} cannot store it"
+        )
     operands = tensor_inputs(node)
     try:
         operand_ids = [ids[a.name] for a in operands]
     except (KeyError, AttributeError):
-        raise SerializationError(f"{node.name}: operands {operands} are not tensors of the subgraph") from None
+        raise SerializationError(
+            f"{node.name}: operands {operands} are not tensors of the subgraph"
+        ) from None
     words, extra = _op_params(node, name, add_int32_constant)
     operand_ids += extra
     alpha = float(node.kwargs.get("alpha", 1.0)) if spec.has_alpha else 1.0

@@ -94,8 +94,7 @@ bool map_has_key(const NamedDataMap* map, const std::string& key) {
 /// Logs why named data `ref` is unusable and returns the error for init():
 /// InvalidExternalData for data expected in a .ptd, InvalidProgram for data
 /// expected inside the .pte. The line names the key and the file expected.
-Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataMap* map,
-                       size_t found_bytes) {
+Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataMap* map, size_t found_bytes) {
   const bool external = !ref.file.empty();
   const Error code = external ? Error::InvalidExternalData : Error::InvalidProgram;
   if (found_bytes != SIZE_MAX) {
@@ -107,8 +106,10 @@ Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataM
     return code;
   }
   if (!external) {
-    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the .pte; "
-           "the program is damaged: re-export it", kBackendId, ref.key.c_str(), ref.nbytes);
+    RB_LOG(Error,
+           "%s: named data '%s' (%" PRIu64 " bytes) is missing from the .pte; "
+           "the program is damaged: re-export it",
+           kBackendId, ref.key.c_str(), ref.nbytes);
     return code;
   }
   // Is any other key of the same file present? Then a file was loaded, but
@@ -121,11 +122,13 @@ Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataM
     }
   }
   if (file_loaded) {
-    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) is missing from the data "
+    RB_LOG(Error,
+           "%s: named data '%s' (%" PRIu64 " bytes) is missing from the data "
            "loaded for '%s': that file was not written with this program",
            kBackendId, ref.key.c_str(), ref.nbytes, ref.file.c_str());
   } else {
-    RB_LOG(Error, "%s: named data '%s' (%" PRIu64 " bytes) not found: external file "
+    RB_LOG(Error,
+           "%s: named data '%s' (%" PRIu64 " bytes) not found: external file "
            "'%s' was not loaded; load the program with it",
            kBackendId, ref.key.c_str(), ref.nbytes, ref.file.c_str());
   }
@@ -138,8 +141,10 @@ Error named_data_error(const Graph& g, const NamedDataRef& ref, const NamedDataM
 Error resolve_named_data(const BackendInitContext& context, const backend_kit::Header& header, Graph& g,
                          NamedData& out) {
   if (header.has_named_data_checksums && header.named_data_checksums.size() != g.named.size()) {
-    RB_LOG(Error, "%s: invalid blob: the header records %zu named-data checksums, the payload's "
-           "named-data table has %zu entries", kBackendId, header.named_data_checksums.size(), g.named.size());
+    RB_LOG(Error,
+           "%s: invalid blob: the header records %zu named-data checksums, the payload's "
+           "named-data table has %zu entries",
+           kBackendId, header.named_data_checksums.size(), g.named.size());
     return Error::InvalidProgram;
   }
   if (g.named.empty()) return Error::Ok;
@@ -158,7 +163,8 @@ Error resolve_named_data(const BackendInitContext& context, const backend_kit::H
       if (actual != expected) {
         const bool external = !ref.file.empty();
         const std::string where = external ? "'" + ref.file + "'" : std::string("the .pte");
-        RB_LOG(Error, "%s: named data '%s' in %s fails its checksum: the blob records CRC-32C 0x%08x, the "
+        RB_LOG(Error,
+               "%s: named data '%s' in %s fails its checksum: the blob records CRC-32C 0x%08x, the "
                "data gives 0x%08x; %s is damaged or was not written with this program: re-export it",
                kBackendId, ref.key.c_str(), where.c_str(), expected, actual, where.c_str());
         return external ? Error::InvalidExternalData : Error::InvalidProgram;
@@ -218,13 +224,16 @@ uint64_t max_memory_bytes() {
 Error check_memory(const backend_kit::Header& header, const Graph& g) {
   const uint64_t need = memory_need(g);
   if (header.has_memory_limit && need > header.memory_limit) {
-    RB_LOG(Error, "%s: invalid blob: the payload needs %" PRIu64 " bytes of memory, more than the %" PRIu64
-           " bytes its header declares (the blob was altered)", kBackendId, need, header.memory_limit);
+    RB_LOG(Error,
+           "%s: invalid blob: the payload needs %" PRIu64 " bytes of memory, more than the %" PRIu64
+           " bytes its header declares (the blob was altered)",
+           kBackendId, need, header.memory_limit);
     return Error::InvalidProgram;
   }
   const uint64_t limit = max_memory_bytes();
   if (need > limit) {
-    RB_LOG(Error, "%s: refusing a blob that needs %" PRIu64 " bytes of memory, more than this application "
+    RB_LOG(Error,
+           "%s: refusing a blob that needs %" PRIu64 " bytes of memory, more than this application "
            "allows (%" PRIu64 " bytes; raise it with %s or reference_backend_set_max_memory_bytes)",
            kBackendId, need, limit, kMaxMemoryEnv);
     return Error::MemoryAllocationFailed;
@@ -236,30 +245,24 @@ class ReferenceBackendInterface final : public BackendInterface {
  public:
   bool is_available() const override { return true; }
 
-  Result<DelegateHandle*> init(BackendInitContext& context,
-                               FreeableBuffer* processed,
+  Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> /*compile_specs*/) const override {
     const auto* blob = static_cast<const uint8_t*>(processed->data());
     const size_t size = processed->size();
     Judgement j = judge_blob(blob, size, runtime_versions());
     switch (j.verdict) {
-      case Verdict::kInvalid:
-        RB_LOG(Error, "%s", j.message.c_str());
-        return Error::InvalidProgram;
+      case Verdict::kInvalid: RB_LOG(Error, "%s", j.message.c_str()); return Error::InvalidProgram;
       case Verdict::kIncompatible:
         RB_LOG(Error, "%s", j.message.c_str());
         return Error::DelegateInvalidCompatibility;
-      case Verdict::kCompatibleReexportRecommended:
-        RB_LOG(Info, "%s", j.message.c_str());
-        break;
-      case Verdict::kCompatible:
-        break;
+      case Verdict::kCompatibleReexportRecommended: RB_LOG(Info, "%s", j.message.c_str()); break;
+      case Verdict::kCompatible: break;
     }
     Graph graph;
     std::string error;
     try {
-      if (!parse_graph(blob + j.header.header_length, j.header.payload_size,
-                       j.header.blob_format_minor, graph, error)) {
+      if (!parse_graph(blob + j.header.header_length, j.header.payload_size, j.header.blob_format_minor,
+                       graph, error)) {
         RB_LOG(Error, "%s: invalid blob: %s", kBackendId, error.c_str());
         return Error::InvalidProgram;
       }
@@ -274,8 +277,7 @@ class ReferenceBackendInterface final : public BackendInterface {
       processed->Free();  // a no-op once moved from
       return new Handle(std::move(kept), std::move(graph), std::move(named));
     } catch (const std::bad_alloc&) {
-      RB_LOG(Error, "%s: out of memory while loading a %zu-byte blob", kBackendId,
-             size);
+      RB_LOG(Error, "%s: out of memory while loading a %zu-byte blob", kBackendId, size);
       return Error::MemoryAllocationFailed;
     }
   }
@@ -288,9 +290,7 @@ class ReferenceBackendInterface final : public BackendInterface {
     return bind_and_run(handle->executor, args, handle->inputs, handle->outputs);
   }
 
-  void destroy(DelegateHandle* raw) const override {
-    delete static_cast<Handle*>(raw);
-  }
+  void destroy(DelegateHandle* raw) const override { delete static_cast<Handle*>(raw); }
 };
 
 ReferenceBackendInterface& instance() {

@@ -18,7 +18,10 @@ using executorch::runtime::EValue;
 using executorch::runtime::Span;
 
 const char* dtype_name(uint8_t dtype) {
-  return dtype == kDtypeFloat32 ? "float32" : dtype == kDtypeInt8 ? "int8" : dtype == kDtypeInt32 ? "int32" : "other";
+  return dtype == kDtypeFloat32 ? "float32"
+         : dtype == kDtypeInt8  ? "int8"
+         : dtype == kDtypeInt32 ? "int32"
+                                : "other";
 }
 
 uint8_t dtype_of(ScalarType t) {
@@ -56,9 +59,9 @@ Error check_tensor(const EValue* arg, const Value& expected, const char* role, s
     if (d < expected.rank) dims[d] = got.dims[d];
   }
   if (!same) {
-    ET_LOG(Error, "%s: execute: %s %zu is a %s tensor of shape %s, the blob was exported for %s %s", kBackendId,
-           role, index, dtype_name(got.dtype), shape_text(got, false).c_str(), dtype_name(expected.dtype),
-           shape_text(expected, true).c_str());
+    ET_LOG(Error, "%s: execute: %s %zu is a %s tensor of shape %s, the blob was exported for %s %s",
+           kBackendId, role, index, dtype_name(got.dtype), shape_text(got, false).c_str(),
+           dtype_name(expected.dtype), shape_text(expected, true).c_str());
     return Error::InvalidArgument;
   }
   return Error::Ok;

@@ -64,9 +64,8 @@ void binary(const Value& va, const T* a, const Value& vb, const T* b, const Valu
   }
 }
 
-void linear(const Value& vx, const float* __restrict x, const Value& vw,
-            const float* __restrict w, const float* __restrict bias,
-            float* __restrict out) {
+void linear(const Value& vx, const float* __restrict x, const Value& vw, const float* __restrict w,
+            const float* __restrict bias, float* __restrict out) {
   const uint64_t k_dim = vw.dims[1];
   const uint64_t n_dim = vw.dims[0];
   const uint64_t rows = k_dim == 0 ? 0 : vx.numel / k_dim;
@@ -100,7 +99,9 @@ float param_float(const int32_t* p) {
 }
 
 /// Rounding right shift, round half up (arithmetic shift: floor for negatives).
-int64_t shift_round(int64_t v, int32_t shift) { return (v + (int64_t{1} << (shift - 1))) >> shift; }
+int64_t shift_round(int64_t v, int32_t shift) {
+  return (v + (int64_t{1} << (shift - 1))) >> shift;
+}
 
 /// Conv geometry from the op's first seven parameter words.
 struct ConvGeometry {
@@ -133,10 +134,12 @@ void conv2d(const Value& vx, const In* x, const Value& vw, const In* w, const Va
             const In* xc = x + ((static_cast<uint64_t>(n) * vx.dims[1] + c0 + c) * h_in) * w_in;
             const In* wc = w + ((static_cast<uint64_t>(o) * c_per + c) * kh) * kw;
             for (uint32_t i = 0; i < kh; ++i) {
-              const int64_t ih = static_cast<int64_t>(oh) * g.stride[0] + static_cast<int64_t>(i) * g.dil[0] - g.pad[0];
+              const int64_t ih =
+                  static_cast<int64_t>(oh) * g.stride[0] + static_cast<int64_t>(i) * g.dil[0] - g.pad[0];
               if (ih < 0 || ih >= h_in) continue;
               for (uint32_t j = 0; j < kw; ++j) {
-                const int64_t iw = static_cast<int64_t>(ow) * g.stride[1] + static_cast<int64_t>(j) * g.dil[1] - g.pad[1];
+                const int64_t iw =
+                    static_cast<int64_t>(ow) * g.stride[1] + static_cast<int64_t>(j) * g.dil[1] - g.pad[1];
                 if (iw < 0 || iw >= w_in) continue;
                 sum += (static_cast<Acc>(xc[ih * w_in + iw]) - x_zero) * static_cast<Acc>(wc[i * kw + j]);
               }
@@ -162,8 +165,10 @@ void qlinear(const Value& vx, const int8_t* __restrict x, const Value& vw, const
     for (uint64_t n = 0; n < n_dim; ++n) {
       const int8_t* wr = w + n * k_dim;
       int64_t acc = bias ? bias[n] : 0;
-      for (uint64_t k = 0; k < k_dim; ++k) acc += (static_cast<int32_t>(xr[k]) - zx) * static_cast<int32_t>(wr[k]);
-      out[m * n_dim + n] = static_cast<int8_t>(clamp_q(zo + int64_t{requantize(acc, mult[n], shift[n])}, lo, hi));
+      for (uint64_t k = 0; k < k_dim; ++k)
+        acc += (static_cast<int32_t>(xr[k]) - zx) * static_cast<int32_t>(wr[k]);
+      out[m * n_dim + n] =
+          static_cast<int8_t>(clamp_q(zo + int64_t{requantize(acc, mult[n], shift[n])}, lo, hi));
     }
   }
 }
@@ -176,9 +181,7 @@ int32_t requantize(int64_t acc, int32_t multiplier, int32_t shift) {
   return static_cast<int32_t>(r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : r);
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Executor::Executor(Graph graph)
     : graph_(std::move(graph)),
@@ -207,12 +210,14 @@ bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
       const uint32_t size = input_dims[i][d];
       const bool dynamic = (declared.dynamic_mask >> d) & 1;
       if (dynamic ? size > declared.dims[d] : size != declared.dims[d]) {
-        error = dynamic
-            ? backend_kit::format("input %zu dimension %u is %u, above its upper bound %u (the bound given to "
-                                  "torch.export.Dim at export)", i, d, size, declared.dims[d])
-            : backend_kit::format("input %zu dimension %u is %u, the blob was exported for %u (a static "
-                                  "dimension: re-export with a torch.export.Dim for it)", i, d, size,
-                                  declared.dims[d]);
+        error = dynamic ? backend_kit::format(
+                              "input %zu dimension %u is %u, above its upper bound %u (the bound given to "
+                              "torch.export.Dim at export)",
+                              i, d, size, declared.dims[d])
+                        : backend_kit::format(
+                              "input %zu dimension %u is %u, the blob was exported for %u (a static "
+                              "dimension: re-export with a torch.export.Dim for it)",
+                              i, d, size, declared.dims[d]);
         return false;
       }
       v.dims[d] = size;
@@ -233,9 +238,10 @@ bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
     const Value& bound = g.values[op.output];
     for (uint32_t d = 0; d < out.rank; ++d) {
       if (out.dims[d] > bound.dims[d]) {
-        error = backend_kit::format("op %zu (opcode %u) would compute dimension %u of size %u, above the %u its "
-                                    "result was exported for", i, static_cast<unsigned>(op.code), d, out.dims[d],
-                                    bound.dims[d]);
+        error =
+            backend_kit::format("op %zu (opcode %u) would compute dimension %u of size %u, above the %u its "
+                                "result was exported for",
+                                i, static_cast<unsigned>(op.code), d, out.dims[d], bound.dims[d]);
         return false;
       }
     }
@@ -289,7 +295,8 @@ void Executor::run(const void* const* inputs, void* const* outputs) {
         if (alpha == 1.0f) {
           binary(va, f32(a), vb, f32(b), vo, f32(op.output), [](float x, float y) { return x + y; });
         } else {
-          binary(va, f32(a), vb, f32(b), vo, f32(op.output), [alpha](float x, float y) { return x + alpha * y; });
+          binary(va, f32(a), vb, f32(b), vo, f32(op.output),
+                 [alpha](float x, float y) { return x + alpha * y; });
         }
         break;
       }
@@ -298,7 +305,8 @@ void Executor::run(const void* const* inputs, void* const* outputs) {
         if (alpha == 1.0f) {
           binary(va, f32(a), vb, f32(b), vo, f32(op.output), [](float x, float y) { return x - y; });
         } else {
-          binary(va, f32(a), vb, f32(b), vo, f32(op.output), [alpha](float x, float y) { return x - alpha * y; });
+          binary(va, f32(a), vb, f32(b), vo, f32(op.output),
+                 [alpha](float x, float y) { return x - alpha * y; });
         }
         break;
       }
@@ -351,11 +359,12 @@ void Executor::run(const void* const* inputs, void* const* outputs) {
         const int32_t* mult = q + 4;
         const int32_t* shift = mult + vb.dims[0];
         const int32_t* bias = op.num_inputs == 3 ? i32(op.inputs[2]) : nullptr;
-        conv2d(va, i8(a), vb, i8(b), vo, i8(op.output), ConvGeometry(p), int64_t{zx},
-               [=](uint32_t o, int64_t sum) {
-                 const int64_t acc = sum + (bias ? bias[o] : 0);
-                 return static_cast<int8_t>(clamp_q(zo + int64_t{requantize(acc, mult[o], shift[o])}, lo, hi));
-               });
+        conv2d(
+            va, i8(a), vb, i8(b), vo, i8(op.output), ConvGeometry(p), int64_t{zx},
+            [=](uint32_t o, int64_t sum) {
+              const int64_t acc = sum + (bias ? bias[o] : 0);
+              return static_cast<int8_t>(clamp_q(zo + int64_t{requantize(acc, mult[o], shift[o])}, lo, hi));
+            });
         break;
       }
       case OpCode::kQAdd: {

@@ -67,18 +67,15 @@ uint32_t expected_inputs(OpCode code, uint32_t given) {
     case OpCode::kAdd:
     case OpCode::kSub:
     case OpCode::kMul:
-    case OpCode::kQAdd:
-      return 2;
+    case OpCode::kQAdd: return 2;
     case OpCode::kRelu:
     case OpCode::kQuantize:
     case OpCode::kDequantize:
-    case OpCode::kQRelu:
-      return 1;
+    case OpCode::kQRelu: return 1;
     case OpCode::kLinear:
     case OpCode::kConv2d:
     case OpCode::kQLinear:
-    case OpCode::kQConv2d:
-      return given == 3 ? 3 : 2;
+    case OpCode::kQConv2d: return given == 3 ? 3 : 2;
   }
   return 0;
 }
@@ -87,26 +84,34 @@ uint32_t expected_inputs(OpCode code, uint32_t given) {
 bool check_op_dtypes(const Graph& g, const Op& op, std::string& why) {
   uint8_t in = kDtypeFloat32, out = kDtypeFloat32, bias = kDtypeFloat32;
   switch (op.code) {
-    case OpCode::kAdd: case OpCode::kSub: case OpCode::kMul: case OpCode::kRelu:
-    case OpCode::kLinear: case OpCode::kConv2d:
-      break;
+    case OpCode::kAdd:
+    case OpCode::kSub:
+    case OpCode::kMul:
+    case OpCode::kRelu:
+    case OpCode::kLinear:
+    case OpCode::kConv2d: break;
     case OpCode::kQuantize: out = kDtypeInt8; break;
     case OpCode::kDequantize: in = kDtypeInt8; break;
-    case OpCode::kQLinear: case OpCode::kQConv2d:
-      in = out = kDtypeInt8; bias = kDtypeInt32; break;
-    case OpCode::kQAdd: case OpCode::kQRelu: in = out = kDtypeInt8; break;
+    case OpCode::kQLinear:
+    case OpCode::kQConv2d:
+      in = out = kDtypeInt8;
+      bias = kDtypeInt32;
+      break;
+    case OpCode::kQAdd:
+    case OpCode::kQRelu: in = out = kDtypeInt8; break;
   }
   for (uint32_t k = 0; k < op.num_inputs; ++k) {
     const uint8_t want = k == 2 ? bias : in;
     if (g.values[op.inputs[k]].dtype != want) {
       why = backend_kit::format("operand %u has dtype %u, the op reads dtype %u", k,
-                        static_cast<unsigned>(g.values[op.inputs[k]].dtype), static_cast<unsigned>(want));
+                                static_cast<unsigned>(g.values[op.inputs[k]].dtype),
+                                static_cast<unsigned>(want));
       return false;
     }
   }
   if (g.values[op.output].dtype != out) {
     why = backend_kit::format("its result has dtype %u, the op writes dtype %u",
-                      static_cast<unsigned>(g.values[op.output].dtype), static_cast<unsigned>(out));
+                              static_cast<unsigned>(g.values[op.output].dtype), static_cast<unsigned>(out));
     return false;
   }
   return true;
@@ -140,15 +145,21 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
   out.rank = x.rank;
   for (uint32_t d = 0; d < x.rank; ++d) out.dims[d] = x.dims[d];
   switch (op.code) {
-    case OpCode::kAdd: case OpCode::kSub: case OpCode::kMul: case OpCode::kQAdd:
+    case OpCode::kAdd:
+    case OpCode::kSub:
+    case OpCode::kMul:
+    case OpCode::kQAdd:
       if (!broadcast_shape(x, *in[1], out)) {
         why = "the input shapes do not broadcast";
         return false;
       }
       break;
-    case OpCode::kRelu: case OpCode::kQuantize: case OpCode::kDequantize: case OpCode::kQRelu:
-      break;
-    case OpCode::kLinear: case OpCode::kQLinear: {
+    case OpCode::kRelu:
+    case OpCode::kQuantize:
+    case OpCode::kDequantize:
+    case OpCode::kQRelu: break;
+    case OpCode::kLinear:
+    case OpCode::kQLinear: {
       const Value& w = *in[1];
       if (x.rank < 1 || w.rank != 2 || x.dims[x.rank - 1] != w.dims[1]) {
         why = "linear needs x[..., K] and weight[N, K]";
@@ -161,7 +172,8 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
       out.dims[out.rank - 1] = w.dims[0];
       break;
     }
-    case OpCode::kConv2d: case OpCode::kQConv2d: {
+    case OpCode::kConv2d:
+    case OpCode::kQConv2d: {
       const Value& w = *in[1];
       const int32_t* p = g.params.data() + op.param_offset;
       const uint32_t groups = static_cast<uint32_t>(p[6]);
@@ -212,8 +224,12 @@ float reinterpret_float(int32_t bits) {
   return f;
 }
 
-bool in_int8(int32_t v) { return v >= -128 && v <= 127; }
-bool valid_shift(int32_t s) { return s >= 1 && s <= 62; }
+bool in_int8(int32_t v) {
+  return v >= -128 && v <= 127;
+}
+bool valid_shift(int32_t s) {
+  return s >= 1 && s <= 62;
+}
 
 /// The values of an op's parameters: zero points and clamps in int8, shifts
 /// in [1, 62], multipliers non-negative, conv geometry positive.
@@ -221,7 +237,8 @@ bool check_params(const Graph& g, const Op& op, std::string& why) {
   const int32_t* p = g.params.data() + op.param_offset;
   const uint32_t n = op.param_count;
   switch (op.code) {
-    case OpCode::kConv2d: case OpCode::kQConv2d:
+    case OpCode::kConv2d:
+    case OpCode::kQConv2d:
       for (uint32_t i = 0; i < kConvGeometryWords; ++i) {
         const bool padding = i == 2 || i == 3;
         if (p[i] < (padding ? 0 : 1) || p[i] > 65535) {
@@ -237,18 +254,21 @@ bool check_params(const Graph& g, const Op& op, std::string& why) {
         why = "zero points and clamp bounds must be int8 with qmin <= qmax";
         return false;
       }
-      const uint32_t channels = (n - (op.code == OpCode::kQLinear ? kQLinearFixedWords : kQConvFixedWords)) / 2;
+      const uint32_t channels =
+          (n - (op.code == OpCode::kQLinear ? kQLinearFixedWords : kQConvFixedWords)) / 2;
       for (uint32_t c = 0; c < channels; ++c) {
         if (p[4 + c] < 0 || !valid_shift(p[4 + channels + c])) {
-          why = backend_kit::format("channel %u has multiplier %d and shift %d (multiplier >= 0, shift 1 to 62)", c,
-                            p[4 + c], p[4 + channels + c]);
+          why = backend_kit::format(
+              "channel %u has multiplier %d and shift %d (multiplier >= 0, shift 1 to 62)", c, p[4 + c],
+              p[4 + channels + c]);
           return false;
         }
       }
       return true;
     }
     case OpCode::kQuantize:
-      if (!(reinterpret_float(p[0]) > 0.0f) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || p[2] > p[3]) {
+      if (!(reinterpret_float(p[0]) > 0.0f) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) ||
+          p[2] > p[3]) {
         why = "quantize needs a positive inverse scale, an int8 zero point and int8 qmin <= qmax";
         return false;
       }
@@ -260,28 +280,28 @@ bool check_params(const Graph& g, const Op& op, std::string& why) {
       }
       return true;
     case OpCode::kQAdd:
-      if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || !in_int8(p[4]) || p[3] > p[4] ||
-          p[5] < 0 || p[6] < 0 || !valid_shift(p[7])) {
-        why = "quantized add needs int8 zero points and bounds, non-negative multipliers and a shift of 1 to 62";
+      if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || !in_int8(p[4]) ||
+          p[3] > p[4] || p[5] < 0 || p[6] < 0 || !valid_shift(p[7])) {
+        why = "quantized add needs int8 zero points and bounds, non-negative multipliers and a shift of 1 to "
+              "62";
         return false;
       }
       return true;
     case OpCode::kQRelu:
       if (!in_int8(p[0]) || !in_int8(p[1]) || !in_int8(p[2]) || !in_int8(p[3]) || p[2] > p[3] || p[4] < 0 ||
           !valid_shift(p[5])) {
-        why = "quantized relu needs int8 zero points and bounds, a non-negative multiplier and a shift of 1 to 62";
+        why = "quantized relu needs int8 zero points and bounds, a non-negative multiplier and a shift of 1 "
+              "to 62";
         return false;
       }
       return true;
-    default:
-      return true;
+    default: return true;
   }
 }
 
 /// Reads the named-data table (format 1.2) from `c`, which stands at its
 /// start; the table ends exactly at `end`.
-bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
-                       std::string& error) {
+bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g, std::string& error) {
   if (count > (end - c.pos()) / kNamedEntrySize) {
     error = at(c.pos(), "a named-data table of %llu bytes cannot hold %u entries",
                static_cast<unsigned long long>(end - c.pos()), count);
@@ -292,8 +312,7 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
   for (uint32_t i = 0; i < count; ++i) {
     const size_t rec = c.pos();
     if (end - rec < kNamedEntrySize) {
-      error = at(rec, "named-data entry %u of %u runs past the end of the table", i,
-                 count);
+      error = at(rec, "named-data entry %u of %u runs past the end of the table", i, count);
       return false;
     }
     NamedDataRef& ref = g.named[i];
@@ -302,9 +321,10 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
     const uint32_t file_length = c.u16();
     c.skip(4);  // reserved
     if (key_length == 0 || key_length > kMaxNameBytes || file_length > kMaxNameBytes) {
-      error = at(rec + 8, "named-data entry %u has a key of %u bytes and a file name "
-                 "of %u bytes (key 1 to %u, file 0 to %u)", i, key_length,
-                 file_length, kMaxNameBytes, kMaxNameBytes);
+      error = at(rec + 8,
+                 "named-data entry %u has a key of %u bytes and a file name "
+                 "of %u bytes (key 1 to %u, file 0 to %u)",
+                 i, key_length, file_length, kMaxNameBytes, kMaxNameBytes);
       return false;
     }
     const uint64_t padded = (key_length + file_length + 7ull) & ~7ull;
@@ -327,15 +347,18 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g,
       ch = static_cast<char>(b);
     }
     if (!printable) {
-      error = at(rec + kNamedEntrySize, "named-data entry %u has a control character or a byte "
-                 "that is not printable ASCII in its key or file name, or a path separator in its file name", i);
+      error = at(rec + kNamedEntrySize,
+                 "named-data entry %u has a control character or a byte "
+                 "that is not printable ASCII in its key or file name, or a path separator in its file name",
+                 i);
       return false;
     }
     c.seek(rec + kNamedEntrySize + padded);
     if (ref.nbytes % 4 != 0 || ref.nbytes / 4 > kMaxNumel) {
-      error = at(rec, "named-data entry %u ('%.80s') has %llu bytes, not a float32 "
-                 "tensor of at most 2^31 elements", i, ref.key.c_str(),
-                 static_cast<unsigned long long>(ref.nbytes));
+      error = at(rec,
+                 "named-data entry %u ('%.80s') has %llu bytes, not a float32 "
+                 "tensor of at most 2^31 elements",
+                 i, ref.key.c_str(), static_cast<unsigned long long>(ref.nbytes));
       return false;
     }
     if (!keys.insert(ref.key).second) {
@@ -372,8 +395,11 @@ bool read_layout(Reader& c, uint16_t minor, Layout& l, std::string& error) {
   l.minor = minor;
   l.has_named = minor >= kNamedDataMinor;
   l.has_params = minor >= kQuantMinor;
-  l.header_size = kPayloadHeaderSize + (l.has_named ? kNamedHeaderSize : 0) + (l.has_params ? kParamsHeaderSize : 0);
-  l.op_record_size = l.has_params ? kOpRecordSizeV3 : minor >= kAlphaMinor ? kOpRecordSizeV1 : kOpRecordSizeV0;
+  l.header_size =
+      kPayloadHeaderSize + (l.has_named ? kNamedHeaderSize : 0) + (l.has_params ? kParamsHeaderSize : 0);
+  l.op_record_size = l.has_params           ? kOpRecordSizeV3
+                     : minor >= kAlphaMinor ? kOpRecordSizeV1
+                                            : kOpRecordSizeV0;
   if (!c.has(l.header_size)) {
     error = at(0, "truncated: %zu bytes, the payload header needs %zu", c.size(), l.header_size);
     return false;
@@ -397,13 +423,14 @@ bool read_layout(Reader& c, uint16_t minor, Layout& l, std::string& error) {
   }
   // 64-bit arithmetic: each term is below 2^32 * 48, so no overflow.
   const uint64_t end_of_ops = l.header_size + static_cast<uint64_t>(l.num_values) * kValueRecordSize +
-      4ull * l.num_inputs + 4ull * l.num_outputs + static_cast<uint64_t>(l.num_ops) * l.op_record_size +
-      4ull * l.num_params;
+                              4ull * l.num_inputs + 4ull * l.num_outputs +
+                              static_cast<uint64_t>(l.num_ops) * l.op_record_size + 4ull * l.num_params;
   l.end_of_table = end_of_ops + l.named_table_bytes;
   l.constants_start = (l.end_of_table + kConstantAlignment - 1) & ~(kConstantAlignment - 1);
   const size_t size = c.size();
   if (l.constants_start > size || l.constant_bytes != size - l.constants_start) {
-    error = at(0, "size mismatch: the counts describe %llu bytes of records and "
+    error = at(0,
+               "size mismatch: the counts describe %llu bytes of records and "
                "%llu bytes of constants, the payload has %zu bytes",
                static_cast<unsigned long long>(l.constants_start),
                static_cast<unsigned long long>(l.constant_bytes), size);
@@ -432,14 +459,16 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
     v.constant_offset = c.u64();
     c.skip(4);  // reserved
     if (kind > max_kind) {
-      error = at(rec, "value %u has unknown kind %u (blob format 1.%u)", i, kind, static_cast<unsigned>(l.minor));
+      error =
+          at(rec, "value %u has unknown kind %u (blob format 1.%u)", i, kind, static_cast<unsigned>(l.minor));
       return false;
     }
     v.kind = static_cast<ValueKind>(kind);
     const bool quantized_dtype = dtype == kDtypeInt8 || dtype == kDtypeInt32;
     if (dtype != kDtypeFloat32 && !(l.has_params && quantized_dtype)) {
       error = at(rec + kValueDtypeAt, "value %u has dtype %u; blob format 1.%u supports %s", i, dtype,
-                 static_cast<unsigned>(l.minor), l.has_params ? "float32 (6), int8 (1) and int32 (3)" : "only float32 (6)");
+                 static_cast<unsigned>(l.minor),
+                 l.has_params ? "float32 (6), int8 (1) and int32 (3)" : "only float32 (6)");
       return false;
     }
     v.dtype = dtype;
@@ -454,8 +483,8 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
     if (l.has_params) {
       v.dynamic_mask = mask;
       if ((v.rank < 8 && (mask >> v.rank) != 0) || (mask != 0 && v.kind != ValueKind::kActivation)) {
-        error = at(rec + kValueRankAt + 1, "value %u (rank %u, %s) has dynamic-dimension mask 0x%02x", i, v.rank,
-                   v.kind == ValueKind::kActivation ? "activation" : "constant", mask);
+        error = at(rec + kValueRankAt + 1, "value %u (rank %u, %s) has dynamic-dimension mask 0x%02x", i,
+                   v.rank, v.kind == ValueKind::kActivation ? "activation" : "constant", mask);
         return false;
       }
     }
@@ -471,11 +500,11 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
     if (v.kind == ValueKind::kConstant &&
         (v.constant_offset % kFloatBytes != 0 || v.constant_offset > l.constant_bytes ||
          nbytes > l.constant_bytes - v.constant_offset)) {
-      error = at(rec + kValueConstantOffsetAt, "constant value %u [offset %llu, %llu bytes] lies "
-                 "outside the %llu-byte constant section", i,
-                 static_cast<unsigned long long>(v.constant_offset),
-                 static_cast<unsigned long long>(nbytes),
-                 static_cast<unsigned long long>(l.constant_bytes));
+      error = at(rec + kValueConstantOffsetAt,
+                 "constant value %u [offset %llu, %llu bytes] lies "
+                 "outside the %llu-byte constant section",
+                 i, static_cast<unsigned long long>(v.constant_offset),
+                 static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(l.constant_bytes));
       return false;
     }
   }
@@ -489,8 +518,10 @@ bool read_graph_io(Reader& c, Layout& l, Graph& g, std::vector<uint8_t>& defined
     const size_t rec = c.pos();
     const uint32_t id = c.u32();
     if (id >= l.num_values || g.values[id].kind != ValueKind::kActivation || defined[id]) {
-      error = at(rec, "graph input %u names value %u, which is out of range, a "
-                 "constant, or already an input", i, id);
+      error = at(rec,
+                 "graph input %u names value %u, which is out of range, a "
+                 "constant, or already an input",
+                 i, id);
       return false;
     }
     defined[id] = 1;
@@ -501,8 +532,10 @@ bool read_graph_io(Reader& c, Layout& l, Graph& g, std::vector<uint8_t>& defined
   for (uint32_t i = 0; i < l.num_outputs; ++i) {
     g.outputs[i] = c.u32();
     if (g.outputs[i] >= l.num_values || g.values[g.outputs[i]].kind != ValueKind::kActivation) {
-      error = at(l.outputs_at + 4 * i, "graph output %u names value %u, which is "
-                 "out of range or a constant", i, g.outputs[i]);
+      error = at(l.outputs_at + 4 * i,
+                 "graph output %u names value %u, which is "
+                 "out of range or a constant",
+                 i, g.outputs[i]);
       return false;
     }
   }
@@ -511,8 +544,8 @@ bool read_graph_io(Reader& c, Layout& l, Graph& g, std::vector<uint8_t>& defined
 
 /// Step 4: the op records, in execution order, each reading defined values
 /// and writing a new one of a consistent shape.
-bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& defined, std::vector<size_t>& ops_at,
-              std::string& error) {
+bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& defined,
+              std::vector<size_t>& ops_at, std::string& error) {
   g.ops.resize(l.num_ops);
   for (uint32_t i = 0; i < l.num_ops; ++i) {
     const size_t rec = c.pos();
@@ -540,14 +573,18 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
     }
     for (uint32_t k = 0; k < op.num_inputs; ++k) {
       if (op.inputs[k] >= l.num_values || !defined[op.inputs[k]]) {
-        error = at(rec + kOpInputsAt + 4 * k, "op %u input %u names value %u, which is out "
-                   "of range or not yet computed", i, k, op.inputs[k]);
+        error = at(rec + kOpInputsAt + 4 * k,
+                   "op %u input %u names value %u, which is out "
+                   "of range or not yet computed",
+                   i, k, op.inputs[k]);
         return false;
       }
     }
     if (op.output >= l.num_values || defined[op.output]) {
-      error = at(rec + kOpOutputAt, "op %u writes value %u, which is out of range, a "
-                 "constant, an input or already written", i, op.output);
+      error = at(rec + kOpOutputAt,
+                 "op %u writes value %u, which is out of range, a "
+                 "constant, an input or already written",
+                 i, op.output);
       return false;
     }
     std::string why;
@@ -597,8 +634,9 @@ bool read_params_and_check_ops(Reader& c, const Layout& l, Graph& g, const std::
       return false;
     }
     if (!same_shape(inferred, g.values[op.output])) {
-      error = at(ops_at[i], "op %u (opcode %u): its result declares a shape other than the one its operands give",
-                 i, static_cast<unsigned>(op.code));
+      error =
+          at(ops_at[i], "op %u (opcode %u): its result declares a shape other than the one its operands give",
+             i, static_cast<unsigned>(op.code));
       return false;
     }
   }
@@ -612,14 +650,18 @@ bool check_named_values(const Layout& l, const Graph& g, std::string& error) {
     if (v.kind != ValueKind::kNamed) continue;
     const size_t rec = l.header_size + static_cast<size_t>(i) * kValueRecordSize;
     if (v.constant_offset >= g.named.size()) {
-      error = at(rec + kValueConstantOffsetAt, "named value %u refers to entry %llu of a %zu-entry "
-                 "named-data table", i, static_cast<unsigned long long>(v.constant_offset), g.named.size());
+      error = at(rec + kValueConstantOffsetAt,
+                 "named value %u refers to entry %llu of a %zu-entry "
+                 "named-data table",
+                 i, static_cast<unsigned long long>(v.constant_offset), g.named.size());
       return false;
     }
     const NamedDataRef& ref = g.named[v.constant_offset];
     if (v.numel * kFloatBytes != ref.nbytes) {
-      error = at(rec, "named value %u has %llu float32 elements, its named data "
-                 "'%.80s' has %llu bytes", i, static_cast<unsigned long long>(v.numel), ref.key.c_str(),
+      error = at(rec,
+                 "named value %u has %llu float32 elements, its named data "
+                 "'%.80s' has %llu bytes",
+                 i, static_cast<unsigned long long>(v.numel), ref.key.c_str(),
                  static_cast<unsigned long long>(ref.nbytes));
       return false;
     }

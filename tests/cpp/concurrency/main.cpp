@@ -11,9 +11,9 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>

@@ -31,8 +31,12 @@ VARIANTS = {
 }
 #: Blobs of earlier released versions, already committed: (name, version, program, manifest with the model).
 RELEASED = (
-    ("0.1.0 golden (format 1.1, header 1)", "0.1.0", "tests/golden/1.5.1/reference.pte",
-     "tests/golden/1.5.1/manifest.json"),
+    (
+        "0.1.0 golden (format 1.1, header 1)",
+        "0.1.0",
+        "tests/golden/1.5.1/reference.pte",
+        "tests/golden/1.5.1/manifest.json",
+    ),
 )
 
 
@@ -68,22 +72,26 @@ def main() -> int:
         "blobs": [],
     }
     for label, written_by, program, model_from in RELEASED:
-        manifest["blobs"].append({"name": label, "written_by": written_by, "path": program,
-                                  "expected": model_from})
+        manifest["blobs"].append(
+            {"name": label, "written_by": written_by, "path": program, "expected": model_from}
+        )
     for variant, specs in VARIANTS.items():
         partitioner = reference_backend.ReferencePartitioner([CompileSpec(k, v) for k, v in specs])
         lowered = to_edge_transform_and_lower(exported, partitioner=[partitioner]).to_executorch()
         path = out / f"{variant}.pte"
         path.write_bytes(lowered.buffer)
         header = decode(bytes(read_pte(path).delegates()[0].data))
-        manifest["blobs"].append({
-            "name": f"{version} {variant} (format {header.blob_format[0]}.{header.blob_format[1]}, "
-                    f"header {header.header_format_version})",
-            "written_by": version, "path": str(path.relative_to(REPO)),
-            "expected": "tests/golden/blobs/blobs.json",
-            "compile_specs": [[k, v.decode()] for k, v in specs],
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        })
+        manifest["blobs"].append(
+            {
+                "name": f"{version} {variant} (format {header.blob_format[0]}.{header.blob_format[1]}, "
+                f"header {header.header_format_version})",
+                "written_by": version,
+                "path": str(path.relative_to(REPO)),
+                "expected": "tests/golden/blobs/blobs.json",
+                "compile_specs": [[k, v.decode()] for k, v in specs],
+                "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            }
+        )
     (HERE / "blobs.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print("\n".join(f"{b['path']}: {b['name']}" for b in manifest["blobs"]))
     return 0

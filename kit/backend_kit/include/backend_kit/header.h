@@ -39,7 +39,7 @@ inline uint16_t load_u16(const uint8_t* p) {
 
 inline uint32_t load_u32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-      (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
 }
 
 inline uint64_t load_u64(const uint8_t* p) {
@@ -175,7 +175,7 @@ inline uint32_t crc_sliced(const CrcTables& tables, uint32_t reg, const uint8_t*
     const uint32_t lo = load_u32(p) ^ reg;
     const uint32_t hi = load_u32(p + 4);
     reg = t[7][lo & 0xffu] ^ t[6][(lo >> 8) & 0xffu] ^ t[5][(lo >> 16) & 0xffu] ^ t[4][lo >> 24] ^
-        t[3][hi & 0xffu] ^ t[2][(hi >> 8) & 0xffu] ^ t[1][(hi >> 16) & 0xffu] ^ t[0][hi >> 24];
+          t[3][hi & 0xffu] ^ t[2][(hi >> 8) & 0xffu] ^ t[1][(hi >> 16) & 0xffu] ^ t[0][hi >> 24];
     p += 8;
     n -= 8;
   }
@@ -378,14 +378,10 @@ enum class Verdict : int {
 
 inline const char* verdict_name(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kCompatible:
-      return "compatible";
-    case Verdict::kCompatibleReexportRecommended:
-      return "compatible, re-export recommended";
-    case Verdict::kIncompatible:
-      return "incompatible";
-    case Verdict::kInvalid:
-      return "invalid";
+    case Verdict::kCompatible: return "compatible";
+    case Verdict::kCompatibleReexportRecommended: return "compatible, re-export recommended";
+    case Verdict::kIncompatible: return "incompatible";
+    case Verdict::kInvalid: return "invalid";
   }
   return "unknown";
 }
@@ -473,8 +469,8 @@ inline std::string read_extensions(const uint8_t* blob, Header& h, bool& require
     const uint64_t size = load_u32(blob + pos + 4);
     const uint64_t padded = (size + 7u) & ~uint64_t{7};
     if (padded > end - pos - kExtensionHeaderSize) {
-      return format("header extension %u at offset %zu (%llu bytes) runs into the backend id at offset %zu", tag,
-                    pos, static_cast<unsigned long long>(size), end);
+      return format("header extension %u at offset %zu (%llu bytes) runs into the backend id at offset %zu",
+                    tag, pos, static_cast<unsigned long long>(size), end);
     }
     const uint8_t* value = blob + pos + kExtensionHeaderSize;
     if ((tag == kTagMemoryLimit && seen_limit) || (tag == kTagNamedDataChecksums && seen_named)) {
@@ -489,8 +485,9 @@ inline std::string read_extensions(const uint8_t* blob, Header& h, bool& require
       h.memory_limit = load_u64(value);
     } else if (tag == kTagNamedDataChecksums) {
       if (size % 4 != 0) {
-        return format("header extension 2 (named-data checksums) at offset %zu has %llu bytes, not a multiple of 4",
-                      pos, static_cast<unsigned long long>(size));
+        return format(
+            "header extension 2 (named-data checksums) at offset %zu has %llu bytes, not a multiple of 4",
+            pos, static_cast<unsigned long long>(size));
       }
       seen_named = h.has_named_data_checksums = true;
       h.named_data_checksums.resize(size / 4);
@@ -508,17 +505,15 @@ inline std::string read_extensions(const uint8_t* blob, Header& h, bool& require
 
 inline std::string describe_runtime(const RuntimeVersions& rt) {
   return format("runtime %s for executorch %s reads formats %u.%u-%u.%u",
-                version_string(rt.backend_version).c_str(),
-                version_string(rt.executorch_version).c_str(), rt.blob_format_major,
-                rt.blob_format_minor_min, rt.blob_format_major, rt.blob_format_minor);
+                version_string(rt.backend_version).c_str(), version_string(rt.executorch_version).c_str(),
+                rt.blob_format_major, rt.blob_format_minor_min, rt.blob_format_major, rt.blob_format_minor);
 }
 
 /// The blob's versions, shared by every version verdict. Messages stay
 /// short: ExecuTorch's logger cuts a line at 255 bytes.
 inline std::string describe_blob(const Header& h) {
-  return format("format %u.%u, written by %s with executorch %s", h.blob_format_major,
-                h.blob_format_minor, version_string(h.backend_version).c_str(),
-                version_string(h.executorch_version).c_str());
+  return format("format %u.%u, written by %s with executorch %s", h.blob_format_major, h.blob_format_minor,
+                version_string(h.backend_version).c_str(), version_string(h.executorch_version).c_str());
 }
 
 }  // namespace detail
@@ -530,8 +525,8 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
   using detail::invalid;
   // Rule 1.
   if (blob == nullptr || size < kMinJudgeable) {
-    return invalid(rt, format("truncated: %zu bytes, the header needs at least %u", size,
-                              kHeaderFixedLength));
+    return invalid(rt,
+                   format("truncated: %zu bytes, the header needs at least %u", size, kHeaderFixedLength));
   }
   // Rule 2.
   if (std::memcmp(blob, kHeaderMagic, 4) != 0) {
@@ -544,13 +539,12 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
   h.header_format_version = load_u16(blob + 6);
   // Rule 3: judged before the checksum, whose scope a later format may change.
   if (h.header_format_version == 0 || h.header_format_version > kHeaderFormatVersion) {
-    return detail::judged(
-        Verdict::kIncompatible, h,
-        format("%s: incompatible blob: header format %u, this runtime reads 1-%u; %s; "
-               "fix: re-export with %s==%s",
-               rt.backend_id, h.header_format_version, kHeaderFormatVersion,
-               detail::describe_runtime(rt).c_str(), rt.distribution,
-               version_string(rt.backend_version).c_str()));
+    return detail::judged(Verdict::kIncompatible, h,
+                          format("%s: incompatible blob: header format %u, this runtime reads 1-%u; %s; "
+                                 "fix: re-export with %s==%s",
+                                 rt.backend_id, h.header_format_version, kHeaderFormatVersion,
+                                 detail::describe_runtime(rt).c_str(), rt.distribution,
+                                 version_string(rt.backend_version).c_str()));
   }
   // Rule 4.
   if (h.header_length < kHeaderFixedLength || h.header_length > size) {
@@ -599,11 +593,10 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
       Header first;  // as for rule 3: only the first two fields
       first.header_length = h.header_length;
       first.header_format_version = h.header_format_version;
-      return detail::judged(
-          Verdict::kIncompatible, first,
-          format("%s: incompatible blob: %s; %s; fix: re-export with %s==%s", rt.backend_id, problem.c_str(),
-                 detail::describe_runtime(rt).c_str(), rt.distribution,
-                 version_string(rt.backend_version).c_str()));
+      return detail::judged(Verdict::kIncompatible, first,
+                            format("%s: incompatible blob: %s; %s; fix: re-export with %s==%s", rt.backend_id,
+                                   problem.c_str(), detail::describe_runtime(rt).c_str(), rt.distribution,
+                                   version_string(rt.backend_version).c_str()));
     }
     if (!problem.empty()) return invalid(rt, problem);
   }
@@ -644,10 +637,10 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
   }
   // Rule 11.
   if (h.blob_format_minor < rt.blob_format_minor) {
-    return detail::judged(Verdict::kCompatibleReexportRecommended, h,
-                          format("%s: warning: old blob, runs; %s; %s; fix: re-export with %s>=%s",
-                                 rt.backend_id, written.c_str(), runtime.c_str(), rt.distribution,
-                                 since.c_str()));
+    return detail::judged(
+        Verdict::kCompatibleReexportRecommended, h,
+        format("%s: warning: old blob, runs; %s; %s; fix: re-export with %s>=%s", rt.backend_id,
+               written.c_str(), runtime.c_str(), rt.distribution, since.c_str()));
   }
   // Rule 12.
   return detail::judged(Verdict::kCompatible, h, std::string());

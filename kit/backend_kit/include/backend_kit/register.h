@@ -167,17 +167,19 @@ inline std::string registration_refusal(const char* built_for, const std::vector
                                         const char* asserted = nullptr) {
   if (runtimes.empty()) {
     return format("built for executorch %s, but no ExecuTorch runtime (register_backend) was found in this "
-                  "process, so the pairing cannot be checked", built_for);
+                  "process, so the pairing cannot be checked",
+                  built_for);
   }
   for (const RuntimeIdentity& r : runtimes) {
     const std::string running = !r.version.empty() ? r.version : (asserted != nullptr ? asserted : "");
     if (running.empty()) {
       return format("built for executorch %s, the ExecuTorch runtime in %s has no readable version "
-                    "(executorch/version.py), so the pairing cannot be checked", built_for, r.library.c_str());
+                    "(executorch/version.py), so the pairing cannot be checked",
+                    built_for, r.library.c_str());
     }
     if (!same_minor_release(built_for, running)) {
-      return format("built for executorch %s, this process runs executorch %s (%s)", built_for, running.c_str(),
-                    r.library.c_str());
+      return format("built for executorch %s, this process runs executorch %s (%s)", built_for,
+                    running.c_str(), r.library.c_str());
     }
   }
   return std::string();
@@ -195,10 +197,14 @@ inline std::string registration_refusal(const char* built_for, const std::vector
 inline int register_backend(const char* backend_id, executorch::runtime::BackendInterface* backend,
                             const char* built_for, const char* asserted_executorch_version = nullptr) {
   using executorch::runtime::Error;
-  const std::string refusal = registration_refusal(built_for, identify_runtimes(), asserted_executorch_version);
+  const std::string refusal =
+      registration_refusal(built_for, identify_runtimes(), asserted_executorch_version);
   if (!refusal.empty()) {
-    ET_LOG(Error, "%s", log_safe(format("%s: not registering: %s; rebuild the backend for the release this process "
-                                        "runs", backend_id, refusal.c_str())).c_str());
+    ET_LOG(Error, "%s",
+           log_safe(format("%s: not registering: %s; rebuild the backend for the release this process "
+                           "runs",
+                           backend_id, refusal.c_str()))
+               .c_str());
     return static_cast<int>(Error::NotSupported);
   }
   auto* existing = executorch::runtime::get_backend_class(backend_id);
@@ -206,8 +212,11 @@ inline int register_backend(const char* backend_id, executorch::runtime::Backend
     return 0;
   }
   if (existing != nullptr) {
-    ET_LOG(Error, "%s", log_safe(format("%s: another library already registered a backend with this id; load "
-                                        "only one of them", backend_id)).c_str());
+    ET_LOG(Error, "%s",
+           log_safe(format("%s: another library already registered a backend with this id; load "
+                           "only one of them",
+                           backend_id))
+               .c_str());
     return static_cast<int>(Error::InvalidArgument);
   }
   // The record is kept for the process's lifetime, whether or not the
@@ -215,8 +224,8 @@ inline int register_backend(const char* backend_id, executorch::runtime::Backend
   static executorch::runtime::Backend records[16];
   static size_t used = 0;
   if (used == sizeof(records) / sizeof(records[0])) {
-    ET_LOG(Error, "%s", log_safe(format("%s: more than 16 backends registered through backend_kit",
-                                        backend_id)).c_str());
+    ET_LOG(Error, "%s",
+           log_safe(format("%s: more than 16 backends registered through backend_kit", backend_id)).c_str());
     return static_cast<int>(Error::InvalidArgument);
   }
   records[used] = executorch::runtime::Backend{backend_id, backend};
@@ -224,8 +233,11 @@ inline int register_backend(const char* backend_id, executorch::runtime::Backend
   if (e == Error::Ok) {
     ++used;
   } else {
-    ET_LOG(Error, "%s", log_safe(format("%s: register_backend failed with error 0x%x (the registry holds at most "
-                                        "16 backends)", backend_id, static_cast<unsigned>(e))).c_str());
+    ET_LOG(Error, "%s",
+           log_safe(format("%s: register_backend failed with error 0x%x (the registry holds at most "
+                           "16 backends)",
+                           backend_id, static_cast<unsigned>(e)))
+               .c_str());
   }
   return static_cast<int>(e);
 }

@@ -71,8 +71,10 @@ class FoldQuantizedOps(PassBase):
                 scale, zero_point, qmin, qmax = _per_tensor(node)
                 with graph.inserting_before(node):
                     if _is(node, QUANTIZE):
-                        new = graph.call_function(RB.quantize.default,
-                                                  (node.args[0], qmath.inverse_scale(scale), zero_point, qmin, qmax))
+                        new = graph.call_function(
+                            RB.quantize.default,
+                            (node.args[0], qmath.inverse_scale(scale), zero_point, qmin, qmax),
+                        )
                     else:
                         new = graph.call_function(RB.dequantize.default, (node.args[0], scale, zero_point))
                 new.meta.update(node.meta)
@@ -103,13 +105,15 @@ class FoldQuantizedOps(PassBase):
                 if _is(a, DEQUANTIZE) and _is(b, DEQUANTIZE):
                     (sa, za, _, _), (sb, zb, _, _) = _per_tensor(a), _per_tensor(b)
                     (ma, mb), shift = qmath.shared_shift([sa / out_scale, sb / out_scale])
-                    return graph.call_function(RB.qadd.default, (a.args[0], b.args[0], za, zb, out_zero, qmin, qmax,
-                                                                 ma, mb, shift))
+                    return graph.call_function(
+                        RB.qadd.default, (a.args[0], b.args[0], za, zb, out_zero, qmin, qmax, ma, mb, shift)
+                    )
             if _is(src, "aten::relu") and _is(src.args[0], DEQUANTIZE):
                 sx, zx, _, _ = _per_tensor(src.args[0])
                 m, s = qmath.fixed_point(sx / out_scale)
-                return graph.call_function(RB.qrelu.default, (src.args[0].args[0], zx, out_zero, max(qmin, out_zero),
-                                                              qmax, m, s))
+                return graph.call_function(
+                    RB.qrelu.default, (src.args[0].args[0], zx, out_zero, max(qmin, out_zero), qmax, m, s)
+                )
         return None
 
     def _fold_weighted(self, graph, op, out_scale, out_zero, qmin, qmax) -> torch.fx.Node | None:
@@ -131,14 +135,31 @@ class FoldQuantizedOps(PassBase):
         fixed = [qmath.fixed_point(x_scale * float(s) / out_scale) for s in scales.to(torch.float64)]
         multipliers, shifts = [m for m, _ in fixed], [s for _, s in fixed]
         if _is(op, "aten::linear"):
-            return graph.call_function(RB.qlinear.default, (x.args[0], w.args[0], bias_q, multipliers, shifts,
-                                                            x_zero, out_zero, qmin, qmax))
+            return graph.call_function(
+                RB.qlinear.default,
+                (x.args[0], w.args[0], bias_q, multipliers, shifts, x_zero, out_zero, qmin, qmax),
+            )
         stride, padding, dilation, transposed, _output_padding, groups = op.args[3:9]
         if transposed:
             return None
-        return graph.call_function(RB.qconv2d.default, (x.args[0], w.args[0], bias_q, list(stride), list(padding),
-                                                        list(dilation), int(groups), multipliers, shifts, x_zero,
-                                                        out_zero, qmin, qmax))
+        return graph.call_function(
+            RB.qconv2d.default,
+            (
+                x.args[0],
+                w.args[0],
+                bias_q,
+                list(stride),
+                list(padding),
+                list(dilation),
+                int(groups),
+                multipliers,
+                shifts,
+                x_zero,
+                out_zero,
+                qmin,
+                qmax,
+            ),
+        )
 
 
 def fold_quantized(program: ExportedProgram) -> ExportedProgram:

@@ -125,8 +125,7 @@ struct Graph {
 /// Parses and validates a payload of blob format `1.minor`. On failure
 /// returns false and sets `error` to a sentence naming the problem and its
 /// byte offset in the payload.
-bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor,
-                 Graph& graph, std::string& error);
+bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor, Graph& graph, std::string& error);
 
 /// The shape `op` of `graph` computes from the shapes `inputs[k]` of its
 /// operands (sets out.rank, out.dims, out.numel). False, with `why`, when the

@@ -11,12 +11,12 @@
 
 namespace reference_backend {
 
+using backend_kit::judge_blob;
 using backend_kit::Judgement;
 using backend_kit::RuntimeVersions;
 using backend_kit::Verdict;
-using backend_kit::Version;
-using backend_kit::judge_blob;
 using backend_kit::verdict_name;
+using backend_kit::Version;
 
 // The id stored in the .pte and registered with the runtime: the name of the
 // Python BackendDetails subclass. A vendor copying this backend renames it

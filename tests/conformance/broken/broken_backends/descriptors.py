@@ -41,8 +41,12 @@ WITHOUT_NEW_CAPABILITIES = {"quantized": None, "dynamic_shapes": None, "composit
 
 def variant(backend_id: str, partitioner=None, **changes) -> BackendDescriptor:
     cls = partitioner or partitioner_for(backend_id)
-    fields = {"backend_id": backend_id, "make_partitioners": lambda: [cls()], "load_runtime": None,
-                  "runtime_libraries": lambda: ()}
+    fields = {
+        "backend_id": backend_id,
+        "make_partitioners": lambda: [cls()],
+        "load_runtime": None,
+        "runtime_libraries": lambda: (),
+    }
     fields.update(changes)
     return dataclasses.replace(REFERENCE, **fields)
 
@@ -85,7 +89,9 @@ ACCEPTS_INCOMPATIBLE = variant(
 )
 
 # Not broken: the reference backend without the optional named-data capability.
-NO_NAMED_DATA = dataclasses.replace(REFERENCE, named_data=None, quantized=None, dynamic_shapes=None, composition=None)
+NO_NAMED_DATA = dataclasses.replace(
+    REFERENCE, named_data=None, quantized=None, dynamic_shapes=None, composition=None
+)
 
 
 def _broken_library(name: str) -> dict:
@@ -129,8 +135,10 @@ class _ClampToRelu(ReferencePartitioner):
     def transform_for_pre_decomposition(self, exported_program):
         graph = exported_program.graph_module.graph
         for node in graph.nodes:
-            if node.op == "call_function" and node.target in (torch.ops.aten.clamp.default,
-                                                              torch.ops.aten.clamp_min.default):
+            if node.op == "call_function" and node.target in (
+                torch.ops.aten.clamp.default,
+                torch.ops.aten.clamp_min.default,
+            ):
                 low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
                 high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
                 if low == 0 and high is None:
@@ -150,9 +158,13 @@ class _LinearClamp(torch.nn.Module):
 
 
 PRE_DECOMPOSITION = variant(
-    "ReferenceBackend", partitioner=_ClampToRelu, named_data=None,
+    "ReferenceBackend",
+    partitioner=_ClampToRelu,
+    named_data=None,
     sample_models=(SampleModel("linear_clamp", lambda: (_LinearClamp(), (torch.randn(2, 8),))),),
-    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries, **WITHOUT_NEW_CAPABILITIES,
+    load_runtime=REFERENCE.load_runtime,
+    runtime_libraries=REFERENCE.runtime_libraries,
+    **WITHOUT_NEW_CAPABILITIES,
 )
 
 
@@ -168,7 +180,9 @@ def _bad_make():
 
 
 BAD_SAMPLE = dataclasses.replace(
-    REFERENCE, named_data=None, sample_models=(*REFERENCE.sample_models[:1], SampleModel("broken", _bad_make)),
+    REFERENCE,
+    named_data=None,
+    sample_models=(*REFERENCE.sample_models[:1], SampleModel("broken", _bad_make)),
     **WITHOUT_NEW_CAPABILITIES,
 )
 
@@ -179,11 +193,14 @@ def _raises_type_error():
 
 RUNTIME_LIBRARIES_RAISE = dataclasses.replace(REFERENCE, runtime_libraries=_raises_type_error)
 
-MISSING_LIBRARY = dataclasses.replace(REFERENCE, runtime_libraries=lambda: [Path("/nonexistent/libvendor_runtime.so")])
+MISSING_LIBRARY = dataclasses.replace(
+    REFERENCE, runtime_libraries=lambda: [Path("/nonexistent/libvendor_runtime.so")]
+)
 
 # The library named is not the one that registered the backend.
 OTHER_LIBRARY = dataclasses.replace(
-    REFERENCE, runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
+    REFERENCE,
+    runtime_libraries=lambda: [Path(os.environ["BROKEN_RUNTIME_DIR"]) / "liblenient_backend.so"],
 )
 
 # The package scanned for imports is a single module that imports a private module dynamically.
@@ -202,7 +219,9 @@ class _KeepsQdqOnCpu(OperatorSupportBase):
     """Refuses every quantize/dequantize node: the float operators between them are still claimed."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith("quantized_decomposed::")
+        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith(
+            "quantized_decomposed::"
+        )
 
 
 class _LeavesDequantizePartitioner(ReferencePartitioner):
@@ -213,8 +232,10 @@ class _LeavesDequantizePartitioner(ReferencePartitioner):
 # The quantized sample is delegated as float operators: its dequantize nodes (and quantize) stay on CPU
 # and the delegate receives floats (C-QNT-2).
 LEAVES_DEQUANTIZE = variant(
-    "ReferenceBackend", partitioner=_LeavesDequantizePartitioner,
-    load_runtime=REFERENCE.load_runtime, runtime_libraries=REFERENCE.runtime_libraries,
+    "ReferenceBackend",
+    partitioner=_LeavesDequantizePartitioner,
+    load_runtime=REFERENCE.load_runtime,
+    runtime_libraries=REFERENCE.runtime_libraries,
 )
 
 # Every quantized op's output zero point is one higher than it should be (backends.RequantOffByOneBackend).
@@ -222,7 +243,9 @@ REQUANT_OFF_BY_ONE = variant("RequantOffByOneBackend", **_broken_library("libreq
 
 # The runtime dies with SIGSEGV on an input dimension above its bound (runtime/crashes_above_bound_backend.cpp).
 CRASHES_ABOVE_BOUND = variant(
-    "CrashesAboveBoundBackend", version="0.1.0", **_broken_library("libcrashes_above_bound_backend.so"),
+    "CrashesAboveBoundBackend",
+    version="0.1.0",
+    **_broken_library("libcrashes_above_bound_backend.so"),
 )
 
 
@@ -237,7 +260,10 @@ class _StealsSigmoid(OperatorSupportBase):
 # does not have (backends.GreedyBackend): XNNPACK is left nothing and the program does not load.
 STEALS_FROM_XNNPACK = variant(
     "GreedyBackend",
-    partitioner=type("GreedyPartitioner", (ReferencePartitioner,),
-                     {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsSigmoid()}),
+    partitioner=type(
+        "GreedyPartitioner",
+        (ReferencePartitioner,),
+        {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsSigmoid()},
+    ),
     **_broken_library("libgreedy_backend.so"),
 )

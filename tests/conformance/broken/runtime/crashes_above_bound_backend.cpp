@@ -22,7 +22,9 @@ namespace {
 using namespace executorch::runtime;
 using reference_backend::Value;
 
-BackendInterface* inner() { return get_backend_class("CrashesAboveBoundInner"); }
+BackendInterface* inner() {
+  return get_backend_class("CrashesAboveBoundInner");
+}
 
 struct Handle {
   DelegateHandle* inner = nullptr;
@@ -62,8 +64,9 @@ class CrashesAboveBoundBackend final : public BackendInterface {
       for (uint32_t d = 0; d < declared.rank && d < static_cast<uint32_t>(t.dim()); ++d) {
         if (static_cast<uint64_t>(t.size(d)) > declared.dims[d]) {
           // The defect: no check, the copy runs past the buffer planned for the bound.
-          ET_LOG(Error, "CrashesAboveBoundBackend: copying input %zu (dimension %u is %d) into its buffer for %u",
-                 i, d, static_cast<int>(t.size(d)), declared.dims[d]);
+          ET_LOG(Error,
+                 "CrashesAboveBoundBackend: copying input %zu (dimension %u is %d) into its buffer for %u", i,
+                 d, static_cast<int>(t.size(d)), declared.dims[d]);
           std::raise(SIGSEGV);
         }
       }

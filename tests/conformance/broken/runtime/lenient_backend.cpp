@@ -25,12 +25,12 @@ class LenientBackend final : public BackendInterface {
   Result<DelegateHandle*> init(BackendInitContext&, FreeableBuffer* processed,
                                ArrayRef<CompileSpec>) const override {
     const auto* blob = static_cast<const uint8_t*>(processed->data());
-    auto j = reference_backend::judge_blob(blob, processed->size(),
-                                           reference_backend::runtime_versions());
+    auto j = reference_backend::judge_blob(blob, processed->size(), reference_backend::runtime_versions());
     if (j.verdict == reference_backend::Verdict::kInvalid) {
       return Error::InvalidProgram;
     }
-    if (j.verdict == reference_backend::Verdict::kIncompatible && std::getenv("LENIENT_MINOR_ONLY") != nullptr &&
+    if (j.verdict == reference_backend::Verdict::kIncompatible &&
+        std::getenv("LENIENT_MINOR_ONLY") != nullptr &&
         (j.header.header_format_version == 0 ||
          j.header.header_format_version > backend_kit::kHeaderFormatVersion ||
          j.header.blob_format_major != reference_backend::runtime_versions().blob_format_major)) {
@@ -40,16 +40,14 @@ class LenientBackend final : public BackendInterface {
     // The defect: kIncompatible is run as if it were compatible.
     reference_backend::Graph graph;
     std::string error;
-    if (!reference_backend::parse_graph(blob + j.header.header_length,
-                                        j.header.payload_size, j.header.blob_format_minor,
-                                        graph, error)) {
+    if (!reference_backend::parse_graph(blob + j.header.header_length, j.header.payload_size,
+                                        j.header.blob_format_minor, graph, error)) {
       return Error::InvalidProgram;
     }
     return new Executor(std::move(graph));
   }
 
-  Error execute(BackendExecutionContext&, DelegateHandle* handle,
-                Span<EValue*> args) const override {
+  Error execute(BackendExecutionContext&, DelegateHandle* handle, Span<EValue*> args) const override {
     // Runs as the reference runtime does (argument checks, output resizing).
     auto& exec = *static_cast<Executor*>(handle);
     std::vector<const void*> in(exec.graph().inputs.size());
@@ -57,9 +55,7 @@ class LenientBackend final : public BackendInterface {
     return reference_backend::bind_and_run(exec, args, in, out);
   }
 
-  void destroy(DelegateHandle* handle) const override {
-    delete static_cast<Executor*>(handle);
-  }
+  void destroy(DelegateHandle* handle) const override { delete static_cast<Executor*>(handle); }
 };
 
 LenientBackend backend;

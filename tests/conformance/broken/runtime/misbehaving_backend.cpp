@@ -33,7 +33,9 @@ void misbehave(const char* where) {
   }
 }
 
-BackendInterface* inner() { return get_backend_class("MisbehavingInner"); }
+BackendInterface* inner() {
+  return get_backend_class("MisbehavingInner");
+}
 
 class MisbehavingBackend final : public BackendInterface {
  public:
@@ -45,8 +47,7 @@ class MisbehavingBackend final : public BackendInterface {
     return inner()->init(context, processed, specs);
   }
 
-  Error execute(BackendExecutionContext& context, DelegateHandle* handle,
-                Span<EValue*> args) const override {
+  Error execute(BackendExecutionContext& context, DelegateHandle* handle, Span<EValue*> args) const override {
     misbehave("execute");
     return inner()->execute(context, handle, args);
   }

@@ -17,7 +17,9 @@ const backend_kit::RuntimeVersions kRuntime = {
     {BACKEND_KIT_BACKEND_VERSION_MAJOR, BACKEND_KIT_BACKEND_VERSION_MINOR, BACKEND_KIT_BACKEND_VERSION_PATCH},
     {BACKEND_KIT_EXECUTORCH_VERSION_MAJOR, BACKEND_KIT_EXECUTORCH_VERSION_MINOR,
      BACKEND_KIT_EXECUTORCH_VERSION_PATCH},
-    1, 0, 0,  // reads blob format 1.0 only
+    1,
+    0,
+    0,  // reads blob format 1.0 only
     {0, 1, 0},
 };
 
