@@ -1,6 +1,6 @@
 """Version of the suite, and which report versions ``verify`` still accepts."""
 
-SUITE_VERSION = "0.2.0"
+SUITE_VERSION = "0.3.0"
 
 #: Reports written by these suite versions are verified (semver range). Within
 #: it, ``verify`` accepts only the versions released in conformance/released/,

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-exec .venv/bin/python -m pytest -n 2 "$@"
+# worksteal: the slowest tests (whole suite runs) come last in collection order; idle workers take them over.
+exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"

@@ -171,6 +171,14 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
                 results[keys[0]].run_error = str(exc)
                 results[keys[0]].ran = True
             return
+        # The outputs of cases left on ExecuTorch's CPU kernels are not judged, and one of them may be what
+        # failed: lower the delegated cases alone once before halving (each half is another lowering).
+        delegated = tuple(k for k in keys if results[k].delegated(backend_id))
+        if not delegated:
+            return
+        if len(delegated) < len(keys):
+            _run_all(ctx, delegated, results)
+            return
         for part in _split(keys):
             _run_all(ctx, part, results)
         return

@@ -110,35 +110,35 @@ FORGERIES = [
         "failing MUST relabelled SHOULD",
         _relabel_should,
         True,
-        "results[13] (RT-3): level is 'SHOULD', but suite 0.2.0 has 'MUST' for RT-3",
+        "results[13] (RT-3): level is 'SHOULD', but suite 0.3.0 has 'MUST' for RT-3",
     ),
     ("level edited", _set(("results", "#PKG-3", "level"), "MUST"), True, "(PKG-3): level is 'MUST'"),
     (
         "clause edited",
         _set(("results", "#RT-5", "clause"), "C-RT-4"),
         True,
-        "(RT-5): clause is 'C-RT-4', but suite 0.2.0 has 'C-RT-5'",
+        "(RT-5): clause is 'C-RT-4', but suite 0.3.0 has 'C-RT-5'",
     ),
     ("title edited", _set(("results", "#RT-3", "title"), "anything"), True, "(RT-3): title is 'anything'"),
     (
         "applies_if edited",
         _set(("results", "#RT-3", "applies_if"), "named_data"),
         True,
-        "(RT-3): applies_if is 'named_data', but suite 0.2.0 has None",
+        "(RT-3): applies_if is 'named_data', but suite 0.3.0 has None",
     ),
     (
         "applies_if removed from a conditional check",
         _set(("results", "#NDATA-1", "applies_if"), None),
         True,
-        "(NDATA-1): applies_if is None, but suite 0.2.0 has 'named_data'",
+        "(NDATA-1): applies_if is None, but suite 0.3.0 has 'named_data'",
     ),
     (
         "check dropped",
         _drop("RT-5"),
         True,
-        "certify mode needs every check of suite 0.2.0, but the report lacks RT-5",
+        "certify mode needs every check of suite 0.3.0, but the report lacks RT-5",
     ),
-    ("check added", _add_fake, True, f"results[{N}]: 'PKG-9' is not a check of suite 0.2.0"),
+    ("check added", _add_fake, True, f"results[{N}]: 'PKG-9' is not a check of suite 0.3.0"),
     ("duplicated check id", _duplicate, True, "check AOT-1 appears 2 times in results"),
     (
         "summary 999/999",
@@ -151,7 +151,7 @@ FORGERIES = [
         "results [] with summary 24/24, suite 0.1.99, renamed backend",
         _forgery_24_of_24,
         False,
-        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0)",
+        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0, 0.3.0)",
     ),
     (
         "unreleased version",
@@ -188,7 +188,7 @@ FORGERIES = [
         "schema version of another suite version",
         _set(("schema_version",), 1),
         True,
-        "schema_version is 1, but suite 0.2.0 writes schema_version 2",
+        "schema_version is 1, but suite 0.3.0 writes schema_version 2",
     ),
     ("mode neither certify nor standard", _set(("mode",), "gold"), True, "mode is 'gold'"),
     (
@@ -219,7 +219,7 @@ FORGERIES = [
         "created before the release",
         _set(("created",), "2026-01-01T00:00:00+00:00"),
         True,
-        "created 2026-01-01, before suite version 0.2.0 was released",
+        "created 2026-01-01, before suite version 0.3.0 was released",
     ),
     (
         "created in the future",
@@ -368,8 +368,8 @@ def test_a_report_of_the_previous_release_verifies_in_its_window():
     )
 
 
-def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
-    """Real reports written by the released 0.1.0 (schema 1) are held to 0.1.0's check list."""
+def test_the_committed_matrix_reports_verify():
+    """Real reports written by released suite versions are held to that version's check list."""
     import json
     from pathlib import Path
 
@@ -377,7 +377,7 @@ def test_the_committed_matrix_reports_of_suite_0_1_0_verify():
     assert paths
     for path in paths:
         report = json.loads(path.read_text())
-        assert report["suite_version"] == "0.1.0"
+        assert report["suite_version"] in ("0.1.0", "0.2.0", "0.3.0"), path
         v = check_report(report, today=datetime.date(2026, 12, 1))
         assert v.ok, (path, v.problems)
 

@@ -130,7 +130,7 @@ def sample_report() -> dict:
     report = {
         "schema": "executorch-conformance-report",
         "schema_version": 2,
-        "suite_version": "0.2.0",
+        "suite_version": "0.3.0",
         "created": "2026-12-01T10:00:00+00:00",
         "command": "executorch-conformance run --backend X",
         "mode": "standard",
