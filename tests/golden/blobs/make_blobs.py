@@ -6,8 +6,9 @@ tests/golden/blobs/blobs.json (the rows of the blob grid, matrix/grid.py).
 
 Each blob is the golden model (tests/golden/make_golden.py) lowered with the
 reference backend and one compile spec variant (VARIANTS), exported by the
-installed executorch. Blobs of earlier versions stay as they are: 0.1.0's are
-the ``reference.pte`` goldens of tests/golden/<release>/ (RELEASED below).
+installed executorch. Blobs of earlier versions stay as they are and stay
+listed: 0.1.0's are the ``reference.pte`` goldens of tests/golden/<release>/
+(RELEASED below), later ones the folders this script wrote (0.2.0/, ...).
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ def main() -> int:
         manifest["blobs"].append(
             {"name": label, "written_by": written_by, "path": program, "expected": model_from}
         )
+    # The blobs this script wrote for earlier released versions stay listed as they are.
+    listed = HERE / "blobs.json"
+    if listed.exists():
+        before = json.loads(listed.read_text())
+        if before.get("model") != manifest["model"]:
+            raise SystemExit("the golden model's input or output changed; earlier blobs would no longer match it")
+        released_paths = {program for _, _, program, _ in RELEASED}
+        manifest["blobs"] += [
+            b for b in before["blobs"] if b["written_by"] != version and b["path"] not in released_paths
+        ]
     for variant, specs in VARIANTS.items():
         partitioner = reference_backend.ReferencePartitioner([CompileSpec(k, v) for k, v in specs])
         lowered = to_edge_transform_and_lower(exported, partitioner=[partitioner]).to_executorch()
