@@ -155,9 +155,9 @@ FORGERIES = [
     ),
     (
         "unreleased version",
-        _set(("suite_version",), "0.3.0"),
+        _set(("suite_version",), "0.4.0"),
         True,
-        "suite version '0.3.0' was never released",
+        "suite version '0.4.0' was never released",
     ),
     (
         "certify report with an expected failure",

@@ -81,7 +81,9 @@ def main() -> int:
     if listed.exists():
         before = json.loads(listed.read_text())
         if before.get("model") != manifest["model"]:
-            raise SystemExit("the golden model's input or output changed; earlier blobs would no longer match it")
+            raise SystemExit(
+                "the golden model's input or output changed; earlier blobs would no longer match it"
+            )
         released_paths = {program for _, _, program, _ in RELEASED}
         manifest["blobs"] += [
             b for b in before["blobs"] if b["written_by"] != version and b["path"] not in released_paths
