@@ -56,8 +56,8 @@ void run_small_graph(const std::vector<uint8_t>& blob) {
   for (const auto& v : graph.values) total += v.numel;
   if (total > (1u << 16)) return;  // keep each run fast
   std::vector<std::vector<float>> in(graph.inputs.size()), out(graph.outputs.size());
-  std::vector<const float*> in_ptrs;
-  std::vector<float*> out_ptrs;
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
   for (size_t i = 0; i < in.size(); ++i) {
     in[i].assign(graph.values[graph.inputs[i]].numel + 1, 0.5f);
     in_ptrs.push_back(in[i].data());
