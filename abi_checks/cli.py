@@ -22,7 +22,7 @@ import sys
 EXIT_ERROR, EXIT_NOTHING_TO_CHECK = 2, 3
 
 
-def _err(cmd: str, exc: BaseException) -> int:
+def _err(cmd: str, exc: BaseException | str) -> int:
     print(f"executorch-conformance abi {cmd}: {exc}", file=sys.stderr)
     return EXIT_ERROR
 

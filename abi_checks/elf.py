@@ -12,7 +12,9 @@ import dataclasses
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -106,6 +108,7 @@ def read_dynamic(path: str | Path) -> DynamicInfo:
         soname, needed, runpath = None, [], []
         for sec in elf.iter_sections():
             if isinstance(sec, DynamicSection):
+                tag: Any  # pyelftools adds needed/soname/runpath/rpath to DynamicTag by tag kind
                 for tag in sec.iter_tags():
                     if tag.entry.d_tag == "DT_NEEDED":
                         needed.append(tag.needed)
@@ -163,7 +166,7 @@ def _symbol_versions(elf) -> dict[int, str]:
 
 # ---------------------------------------------------------------- demangling
 
-_cxa_demangle = None
+_cxa_demangle: Callable[[str], str] | Literal[False] | None = None  # False: none on this machine
 
 
 def _load_demangler():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from backend_kit import header as _kit
+import backend_kit.header as _kit
 
 MAGIC = _kit.MAGIC
 FIXED = _kit.FIXED

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import all_checks
-from conformance.context import DEFAULT_TIMEOUT_S
+from conformance.context import DEFAULT_TIMEOUT_S, Context
 from conformance.descriptor import DescriptorError, load_descriptor
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import (
@@ -194,12 +194,10 @@ class ConformanceRun:
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
-        self._context = None
+        self._context: Context | None = None
 
-    def context(self):
+    def context(self) -> Context:
         if self._context is None:
-            from conformance.context import Context
-
             report = self.config.getoption("et_report")
             log = None
             if report:

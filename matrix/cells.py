@@ -119,6 +119,7 @@ def run_cases(
         }
         first = i + 1
     for (program, expected), cell in zip(cases, cells):
+        assert cell is not None  # the loop above fills every cell
         cell["command"] = case_command(program, expected, library)
     return cells  # type: ignore[return-value]
 

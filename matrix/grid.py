@@ -37,7 +37,7 @@ from packaging.version import Version
 from matrix.blob_verdicts import expected_verdict, observed_verdict
 from matrix.cells import run_cases
 from matrix.releases import release
-from matrix.runtime_build import REPO, build_runtime, executorch_root, installed, tool
+from matrix.runtime_build import REPO, build_runtime, executorch_root, installed, required, tool
 
 GOLDEN = REPO / "tests" / "golden"
 BLOB_GOLDEN = GOLDEN / "blobs"
@@ -55,13 +55,14 @@ def golden_manifests() -> list[Path]:
 
 def program_cells(library: Path | None, library_why: str) -> list[dict]:
     """Every golden program on this runtime (reference ones with ``library``)."""
-    cells, cases = [], []
+    cells: list[dict] = []
+    cases: list[tuple[int, Path, Path]] = []
     for manifest in golden_manifests():
         for name in PROGRAM_FILES:
             program = manifest.parent / name
             if not program.is_file():
                 continue
-            cell = {"exported_with": manifest.parent.name, "program": name}
+            cell: dict = {"exported_with": manifest.parent.name, "program": name}
             if name == "reference.pte" and library is None:
                 cell.update(
                     status="not run",
@@ -128,7 +129,7 @@ def blob_cells(version: str, current: Path | None, build: Path) -> tuple[list[di
         else:
             lib, how = build_released_runtime(rt, commit, build)
         runtimes[rt] = {"library": str(lib) if lib else None, "how": how}
-    cells = []
+    cells: list[dict] = []
     manifest_path = BLOB_GOLDEN / "blobs.json"
     if not manifest_path.is_file():
         return [], runtimes
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", type=Path, default=REPO / "build" / "matrix")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    version = str(Version(installed("executorch")).base_version)
+    version = str(Version(required("executorch")).base_version)
     rel = release(version)
     library, how = build_runtime(version, args.build / rel.executorch, rel.headers_from)
     print(f"executorch {version}: reference runtime library: {library or 'none'} ({how})", flush=True)

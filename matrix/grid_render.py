@@ -126,7 +126,7 @@ def _blob_text(cell: dict) -> str:
 def _torch_rows(grids: Grids) -> list[tuple[str, dict, str]]:
     """[(torch, result, note on the bytes compared with the oldest torch listed)]."""
     rows = []
-    base = next(iter(grids.torch.values()), None)
+    base: dict = next(iter(grids.torch.values()), {})
     for version, result in grids.torch.items():
         same = [
             name
@@ -287,12 +287,12 @@ def html_sections(grids: Grids) -> str:
                 )
         out.append(f"<tr><td>{e(exported)}</td><td>{e(name)}</td>{''.join(tds)}</tr>")
     out.append("</tbody></table><ul>")
-    for c in columns:
-        grid = grids.by_release.get(c)
+    for column in columns:
+        grid = grids.by_release.get(column)
         out.append(
-            f"<li>on {e(c)}: "
+            f"<li>on {e(column)}: "
             + (
-                f"<code>tox -e {e(tox_env(c))}</code>, {e(grid['created'])}, reference "
+                f"<code>tox -e {e(tox_env(column))}</code>, {e(grid['created'])}, reference "
                 f"library: {e(str(grid['runtime'].get('reference_library_how')))}"
                 if grid
                 else "not run"
@@ -308,15 +308,15 @@ def html_sections(grids: Grids) -> str:
             + "".join(f"<th>runtime {e(r)}</th>" for r in runtimes)
             + "</tr></thead><tbody>"
         )
-        for name, cells in brows:
-            tds = "".join(
+        for name, blob_cells in brows:
+            blob_tds = "".join(
                 '<td class="na">not run</td>'
                 if c is None
                 else f'<td class="{"pass" if c.get("agrees") else "fail"}" title="{e(c["command"])}">'
                 f"{e(_blob_text(c))}<br><small>{e(' '.join(c.get('log', [])[:1]))}</small></td>"
-                for c in cells
+                for c in blob_cells
             )
-            out.append(f"<tr><td>{e(name)}</td>{tds}</tr>")
+            out.append(f"<tr><td>{e(name)}</td>{blob_tds}</tr>")
         out.append(
             f'</tbody></table><p class="note">executorch {e(release)}, '
             f"{e(grids.by_release[release]['created'])}</p>"

@@ -33,7 +33,7 @@ from packaging.version import Version
 
 from matrix.cells import run_cases
 from matrix.releases import release
-from matrix.runtime_build import REPO, build_runtime, installed
+from matrix.runtime_build import REPO, build_runtime, installed, required
 
 #: The files a run writes into matrix/results/<release>/ (and removes first).
 OWN_FILES = (
@@ -96,7 +96,7 @@ def main() -> int:
     parser.add_argument("--results", type=Path, default=REPO / "matrix" / "results")
     parser.add_argument("--build", type=Path, default=REPO / "build" / "matrix")
     args = parser.parse_args()
-    version = str(Version(installed("executorch")).base_version)
+    version = str(Version(required("executorch")).base_version)
     rel = release(version)
     out = args.results / rel.executorch
     clear_own_files(out)

@@ -36,6 +36,16 @@ def installed(dist: str) -> str | None:
         return None
 
 
+def required(dist: str) -> str:
+    """The installed version of ``dist``; exits with a one-line error when it is not installed."""
+    version = installed(dist)
+    if version is None:
+        raise SystemExit(
+            f"{dist} is not installed in {sys.prefix}: run this inside a matrix environment (tox -e et151)"
+        )
+    return version
+
+
 def tool(name: str) -> str:
     """This environment's ``name`` (cmake, ninja), else the one on PATH."""
     local = Path(sys.executable).parent / name

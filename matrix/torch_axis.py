@@ -21,11 +21,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
 from matrix.cells import run_cases
-from matrix.runtime_build import REPO, build_runtime, installed
+from matrix.runtime_build import REPO, build_runtime, required
 
 FILES = ("reference.pte", "xnnpack.pte")
 
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", type=Path, default=REPO / "build" / "torch-axis")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    torch_version, et_version = installed("torch"), installed("executorch")
+    torch_version, et_version = required("torch"), required("executorch")
     release = str(Version(et_version).base_version)
     out_root = args.build / torch_version
     cmd = [sys.executable, str(REPO / "tests" / "golden" / "make_golden.py"), "--out-root", str(out_root)]
@@ -68,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
             result["files"][name] = {"exported": False, "error": entry["error"][:500]}
             continue
         data = (folder / name).read_bytes()
-        cell = {"exported": True, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        cell: dict[str, Any] = {
+            "exported": True,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "size": len(data),
+        }
         lib = library if name == "reference.pte" else None
         if name == "reference.pte" and library is None:
             cell["run"] = {"status": "not run", "detail": how}

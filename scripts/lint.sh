@@ -2,7 +2,7 @@
 # Lint, type and format checks, as CI runs them (.ci/run):
 #   ruff check          the rule set in pyproject.toml [tool.ruff.lint]
 #   ruff format --check the Python formatting
-#   mypy                conformance/ and kit/backend_kit ([tool.mypy] in pyproject.toml)
+#   mypy                conformance/, kit/backend_kit, abi_checks/, matrix/ ([tool.mypy] in pyproject.toml)
 #   clang-format        the project's C++ (.clang-format), every tracked .cpp/.h
 # Each failing step says how to fix it; all steps run, and the exit code is 1 if any failed.
 #

@@ -13,6 +13,7 @@ and non-static members, pointer alignment when there is a vtable pointer), and m
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from abi_checks.elf import demangle_many
 
@@ -42,7 +43,7 @@ class AbiXml:
         self.qualname: dict[int, str] = {}  # id(element) -> qualified name
         self.defs: dict[str, ET.Element] = {}  # qualified name -> defining class/union/enum element
         self._walk(self.root, [])
-        self._render_cache: dict[str, str] = {}
+        self._render_cache: dict[tuple[str, bool], str] = {}
 
     def _walk(self, elem: ET.Element, scope: list[str]) -> None:
         for child in elem:
@@ -150,9 +151,8 @@ class AbiXml:
         if e.tag in ("pointer-type-def", "reference-type-def", "pointer-to-member-type"):
             return int(e.get("size-in-bits", POINTER_BITS))
         if e.tag == "array-type-def":
-            if e.get("size-in-bits") and e.get("size-in-bits").isdigit():
-                return int(e.get("size-in-bits"))
-            return None
+            bits = e.get("size-in-bits")
+            return int(bits) if bits and bits.isdigit() else None
         s = e.get("size-in-bits")
         if s is None and e.tag == "enum-decl":
             u = e.find("underlying-type")
@@ -163,8 +163,8 @@ class AbiXml:
         e = self.strip(tid)
         if e is None or _depth > 50:
             return None
-        if e.get("alignment-in-bits"):
-            return int(e.get("alignment-in-bits"))
+        if alignment := e.get("alignment-in-bits"):
+            return int(alignment)
         if e.tag in ("pointer-type-def", "reference-type-def"):
             return POINTER_BITS
         if e.tag == "pointer-to-member-type":
@@ -205,7 +205,7 @@ class AbiXml:
                 "kind": "enum",
                 "underlying_type": self.render(u.get("type-id")) if u is not None else None,
                 "size": (self.size_bits(elem.get("id")) or 0) // 8,
-                "values": {en.get("name"): int(en.get("value")) for en in elem.findall("enumerator")},
+                "values": {en.get("name"): int(en.get("value", "")) for en in elem.findall("enumerator")},
             }
         kind = (
             "union" if elem.tag == "union-decl" else ("struct" if elem.get("is-struct") == "yes" else "class")
@@ -278,7 +278,7 @@ class AbiXml:
                 continue
             mangled_names.append(fd.get("mangled-name") or "")
             ret = fd.find("return")
-            entry = {
+            entry: dict[str, Any] = {
                 "name": fd.get("name"),
                 "mangled": fd.get("mangled-name") or "",
                 "const": mf.get("const") == "yes",
@@ -318,9 +318,9 @@ class AbiXml:
             e = stack.pop()
             tids = [b.get("type-id") for b in e.findall("base-class")]
             tids += [
-                dm.find("var-decl").get("type-id")
+                var.get("type-id")
                 for dm in e.findall("data-member")
-                if dm.find("var-decl") is not None and dm.get("static") != "yes"
+                if (var := dm.find("var-decl")) is not None and dm.get("static") != "yes"
             ]
             for mt in e.findall("member-type"):
                 stack += [self.definition(ch) for ch in mt if ch.tag in ("class-decl", "union-decl")]
@@ -346,7 +346,5 @@ def _has_vptr(x: AbiXml, e: ET.Element) -> bool:
     if any(mf.get("vtable-offset") is not None for mf in e.findall("member-function")):
         return True
     return any(
-        _has_vptr(x, x.strip(b.get("type-id")))
-        for b in e.findall("base-class")
-        if x.strip(b.get("type-id")) is not None
+        _has_vptr(x, base) for b in e.findall("base-class") if (base := x.strip(b.get("type-id"))) is not None
     )

@@ -11,6 +11,7 @@ comparisons between releases are exact.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 _CLASS_TAGS = {"DW_TAG_class_type", "DW_TAG_structure_type", "DW_TAG_union_type"}
 _SCOPE_TAGS = _CLASS_TAGS | {"DW_TAG_namespace", "DW_TAG_enumeration_type"}
@@ -99,22 +100,22 @@ def member_types(so: str | Path, wanted: set[str]) -> dict[str, dict[str, str]]:
             return out
         dwarf = elf.get_dwarf_info()
         for cu in dwarf.iter_CUs():
-            stack = [(cu.get_top_DIE(), [])]
+            stack: list[tuple[Any, list[str]]] = [(cu.get_top_DIE(), [])]
             while stack:
                 die, scope = stack.pop()
                 for child in die.iter_children():
                     if child.tag == "DW_TAG_namespace":
                         stack.append((child, scope + [_name(child) or "<anonymous>"]))
-                    elif child.tag in _CLASS_TAGS and _name(child):
-                        q = "::".join(scope + [_name(child)])
+                    elif child.tag in _CLASS_TAGS and (name := _name(child)):
+                        q = "::".join([*scope, name])
                         r.qual[child.offset] = q
                         if q in wanted and q not in out and "DW_AT_declaration" not in child.attributes:
                             out[q] = {
-                                _name(m): r.render(r.type_of(m))
+                                member: r.render(r.type_of(m))
                                 for m in child.iter_children()
                                 if m.tag == "DW_TAG_member"
-                                and _name(m)
+                                and (member := _name(m))
                                 and "DW_AT_external" not in m.attributes
                             }
-                        stack.append((child, scope + [_name(child)]))
+                        stack.append((child, [*scope, name]))
     return out

@@ -294,6 +294,9 @@ def layouts(pkg: Path, work: Path) -> dict:
             result["unavailable"][key] = "probe function missing from the debug info"
             continue
         param = fd.find("parameter")
+        if param is None:
+            result["unavailable"][key] = "probe function has no parameter in the debug info"
+            continue
         tid = param.get("type-id")
         e = x.strip(tid)
         if e is not None and e.tag == "pointer-type-def":

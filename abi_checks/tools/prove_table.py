@@ -75,6 +75,10 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 def build_against(venv: Path, build: Path) -> Path:
     et = site_packages(venv) / "executorch"
     cmake = shutil.which("cmake", path=str(MAIN_VENV / "bin")) or shutil.which("cmake")
+    if cmake is None:
+        raise SystemExit(
+            "prove_table: cmake is not installed (bash scripts/bootstrap.sh installs it in .venv)"
+        )
     ninja = shutil.which("ninja", path=str(MAIN_VENV / "bin")) or shutil.which("ninja")
     lib = build / LIB_NAME
     info = build / "build_info.json"

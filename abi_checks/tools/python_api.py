@@ -28,6 +28,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from abi_checks import PYTHON_API_DIR
 
@@ -93,9 +94,10 @@ def _signature(fn) -> str:
     return out
 
 
-def _describe(obj) -> dict | None:
+def _describe(obj) -> dict[str, Any] | None:
     if obj.is_alias:
         return None
+    d: dict[str, Any]
     if obj.is_function:
         d = {
             "kind": "property" if "property" in obj.labels else "function",
@@ -166,7 +168,9 @@ def extract(root: Path) -> dict:
         if m is None:
             out[dotted] = {"missing": True}
             continue
-        rec: dict = {"file": str(_module_file(root, dotted).relative_to(root)), "members": {}}
+        file = _module_file(root, dotted)
+        assert file is not None  # _visit found the module
+        rec: dict = {"file": str(file.relative_to(root)), "members": {}}
         names = _all_names(m)
         if names is not None:
             rec["__all__"] = names
@@ -174,7 +178,7 @@ def extract(root: Path) -> dict:
             for name in EXIR_FOCUS:
                 obj, where = _follow(root, f"{dotted}.{name}")
                 if obj is not None:
-                    rec["members"][name] = {**_describe(obj), "defined_in": where.rsplit(".", 1)[0]}
+                    rec["members"][name] = {**(_describe(obj) or {}), "defined_in": where.rsplit(".", 1)[0]}
         else:
             for name, obj in m.members.items():
                 if name.startswith("_"):

@@ -90,7 +90,9 @@ def test_one_line_length_for_python_and_cpp():
 def test_generated_code_is_left_alone_and_the_checked_scope_is_named():
     assert "conformance/pte/_generated" in PYPROJECT["tool"]["ruff"]["extend-exclude"]
     mypy = PYPROJECT["tool"]["mypy"]
-    assert set(mypy["files"]) == {"conformance", "kit/backend_kit"}
+    assert set(mypy["files"]) == {"conformance", "kit/backend_kit", "abi_checks", "matrix"}
+    # The bodies of functions without annotations are checked too.
+    assert mypy["check_untyped_defs"] is True
     assert any("_generated" in e for e in mypy["exclude"])
     # A real rule set, not ruff's defaults.
     assert {"E", "F", "I", "B", "UP", "RUF"} <= set(PYPROJECT["tool"]["ruff"]["lint"]["select"])
