@@ -221,6 +221,64 @@ def test_cpp_crc32c_hardware_and_portable_agree_with_python(tmp_path):
         assert crc == zlib.crc32(chunk), (off, n)
 
 
+def test_cpp_crc32c_combine_and_parallel_agree_with_python(tmp_path):
+    """crc32c_combine joins the CRCs of two parts at every split; crc32c_parallel
+    (<backend_kit/parallel_crc.h>) gives crc32c's value at sizes below, at and
+    above its threshold, on more than one thread where the machine has them."""
+    import random
+
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    src = tmp_path / "par.cpp"
+    src.write_text(
+        "#include <backend_kit/parallel_crc.h>\n#include <cstdio>\n#include <string>\n#include <vector>\n"
+        "int main(int argc, char** argv) {\n"
+        '  FILE* f = std::fopen(argv[1], "rb"); std::vector<uint8_t> b(size_t{80} << 20);\n'
+        "  size_t n = std::fread(b.data(), 1, b.size(), f); std::fclose(f);\n"
+        '  static_assert(backend_kit::crc32c_combine(0, 0, 0) == 0, "constexpr");\n'
+        "  for (int i = 2; i + 2 < argc; i += 3) {\n"
+        "    size_t off = std::stoul(argv[i]), len = std::stoul(argv[i + 1]), cut = std::stoul(argv[i + 2]);\n"
+        "    if (off + len > n || cut > len) return 3;\n"
+        "    const uint8_t* p = b.data() + off;\n"
+        "    uint32_t joined = backend_kit::crc32c_combine(backend_kit::crc32c(0, p, cut),\n"
+        "                                                  backend_kit::crc32c(0, p + cut, len - cut), len - cut);\n"
+        '    std::printf("%u %u %u\\n", backend_kit::crc32c_parallel(0, p, len), joined,\n'
+        "                backend_kit::crc32c_parallel_threads(len));\n"
+        "  }\n}\n"
+    )
+    exe = tmp_path / "par"
+    subprocess.run(
+        [cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"]
+        + [f"-I{backend_kit.include_dir()}", str(src), "-o", str(exe)],
+        check=True,
+    )
+    rng = random.Random(11)
+    data = rng.randbytes(80 << 20)
+    (tmp_path / "data").write_bytes(data)
+    mib = 1 << 20
+    cases = [(0, 0, 0), (1, 100, 37), (0, 32 * mib - 1, 5), (3, 32 * mib, 16 * mib), (5, 80 * mib - 5, 1)]
+    cases += [(0, 80 * mib, 80 * mib), (0, 48 * mib + 13, 48 * mib + 13)]
+    cases += [
+        (o, n, rng.randrange(n + 1))
+        for o, n in ((rng.randrange(64), rng.randrange(1, 1 << 20)) for _ in range(8))
+    ]
+    out = subprocess.run(
+        [str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    threads_seen = set()
+    for (off, n, cut), line in zip(cases, out):
+        parallel, joined, threads = map(int, line.split())
+        expected = header.crc32c(data[off : off + n])
+        assert parallel == joined == expected, (off, n, cut)
+        threads_seen.add(threads)
+        if n < 32 * mib:
+            assert threads == 1, (n, threads)
+    if (os.cpu_count() or 1) >= 2:
+        assert max(threads_seen) >= 2, "no case ran on more than one thread"
+
+
 def test_encoder_rejects_values_that_do_not_fit():
     with pytest.raises(header.HeaderError, match="blob_format 70000"):
         header.encode(header.Header("ReferenceBackend", (70000, 0), (0, 1, 0), (1, 5, 1)), b"")

@@ -159,7 +159,8 @@ Error resolve_named_data(const BackendInitContext& context, const backend_kit::H
     if (data->size() != ref.nbytes) return named_data_error(g, ref, map, data->size());
     if (header.has_named_data_checksums) {
       const uint32_t expected = header.named_data_checksums[i];
-      const uint32_t actual = backend_kit::crc32c(0, static_cast<const uint8_t*>(data->data()), data->size());
+      const uint32_t actual =
+          runtime_versions().crc32c_function(0, static_cast<const uint8_t*>(data->data()), data->size());
       if (actual != expected) {
         const bool external = !ref.file.empty();
         const std::string where = external ? "'" + ref.file + "'" : std::string("the .pte");

@@ -1,5 +1,9 @@
 #include <reference_backend/versions.h>
 
+#if REFERENCE_BACKEND_PARALLEL_CRC
+#include <backend_kit/parallel_crc.h>
+#endif
+
 namespace reference_backend {
 
 const RuntimeVersions& runtime_versions() {
@@ -14,6 +18,11 @@ const RuntimeVersions& runtime_versions() {
       kBlobFormatMinorMin,
       kBlobFormatMinor,
       kCurrentFormatSince,
+#if REFERENCE_BACKEND_PARALLEL_CRC
+      &backend_kit::crc32c_parallel,
+#else
+      &backend_kit::crc32c,
+#endif
   };
   return versions;
 }

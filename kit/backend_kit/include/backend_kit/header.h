@@ -294,6 +294,47 @@ inline uint32_t crc32c_portable(uint32_t crc, const uint8_t* data, size_t size) 
   return ~detail::crc_sliced(detail::kCrc32cTables, ~crc, data, size);
 }
 
+namespace detail {
+
+/// The reflected CRC-32C polynomial: bit 31 stands for x^0, bit 0 for x^31.
+constexpr uint32_t kCrc32cPoly = 0x82F63B78u;
+
+/// a * b modulo the CRC-32C polynomial, both in the reflected representation.
+constexpr uint32_t crc32c_multiply(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t bit = 0x80000000u; bit != 0; bit >>= 1) {  // from x^0 up
+    if (a & bit) product ^= b;
+    b = (b & 1u) ? (b >> 1) ^ kCrc32cPoly : b >> 1;  // b *= x
+  }
+  return product;
+}
+
+/// x^(8 * bytes) modulo the polynomial: what passing `bytes` zero bytes
+/// through the CRC register multiplies the register by (square and multiply).
+constexpr uint32_t crc32c_zeros_operator(uint64_t bytes) {
+  uint32_t result = 0x80000000u;  // x^0
+  uint32_t power = 0x00800000u;  // x^8: one zero byte
+  for (; bytes != 0; bytes >>= 1) {
+    if (bytes & 1u) result = crc32c_multiply(result, power);
+    power = crc32c_multiply(power, power);
+  }
+  return result;
+}
+
+}  // namespace detail
+
+/// The CRC-32C of A followed by B from crc32c(0, A) and crc32c(0, B) and the
+/// length of B: a CRC is linear in its input, so the register after A only
+/// needs carrying across B's length (O(log len_b), no data read).
+constexpr uint32_t crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  // crc32c(crc, data) = ~R(~crc, data), R(r, B) = r * x^(8|B|) ^ R(0, B) and
+  // R(0, B) = ~crc_b ^ ~0 * x^(8|B|): the inversions cancel to this.
+  return detail::crc32c_multiply(crc_a, detail::crc32c_zeros_operator(len_b)) ^ crc_b;
+}
+
+/// A CRC-32C function of the shape of crc32c(): continues from `crc`.
+using Crc32cFunction = uint32_t (*)(uint32_t crc, const uint8_t* data, size_t size);
+
 // ---------------------------------------------------------------------------
 // The header.
 
@@ -367,6 +408,10 @@ struct RuntimeVersions {
   uint16_t blob_format_minor;  // newest minor read (what export writes today)
   /// First backend release that writes blob_format_major.blob_format_minor.
   Version current_format_since;
+  /// Optional: computes the CRC-32C of header format 2 instead of crc32c()
+  /// (e.g. crc32c_parallel from <backend_kit/parallel_crc.h>); must give the
+  /// same values. Null: crc32c().
+  Crc32cFunction crc32c_function = nullptr;
 };
 
 enum class Verdict : int {
@@ -397,9 +442,12 @@ struct Judgement {
 /// The checksum the header must carry: over the header with its checksum
 /// field taken as zero, then the payload; CRC-32 when the header says format
 /// 1, CRC-32C otherwise. `header_length` is at least 40.
-inline uint32_t blob_checksum(const uint8_t* blob, size_t header_length, size_t payload_size) {
+inline uint32_t blob_checksum(const uint8_t* blob, size_t header_length, size_t payload_size,
+                              Crc32cFunction crc32c_function = nullptr) {
   static const uint8_t zeros[4] = {0, 0, 0, 0};
-  auto* crc_of = load_u16(blob + 6) == kHeaderFormatCrc32 ? &crc32 : &crc32c;
+  Crc32cFunction crc_of = load_u16(blob + 6) == kHeaderFormatCrc32 ? &crc32
+                          : crc32c_function != nullptr             ? crc32c_function
+                                                                   : &crc32c;
   uint32_t crc = crc_of(0, blob, kChecksumOffset);
   crc = crc_of(crc, zeros, 4);
   crc = crc_of(crc, blob + kChecksumOffset + 4, header_length - kChecksumOffset - 4);
@@ -568,7 +616,7 @@ inline Judgement judge_blob(const uint8_t* blob, size_t size, const RuntimeVersi
                               static_cast<unsigned long long>(h.payload_size), h.header_length, size));
   }
   // Rule 6.
-  const uint32_t actual = blob_checksum(blob, h.header_length, after_header);
+  const uint32_t actual = blob_checksum(blob, h.header_length, after_header, rt.crc32c_function);
   if (actual != h.checksum) {
     return invalid(rt, format("checksum mismatch: header says 0x%08x, header and payload give 0x%08x "
                               "(corrupted blob)",
