@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 EXIT_REJECTED, EXIT_USAGE = 1, 2
+#: verify prints at most this many problems of one report.
+MAX_LINES = 40
 
 
 class _Rejected(Exception):
@@ -117,6 +119,7 @@ def _artifact_problems(
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from conformance import attestation as att
     from conformance.verify import check_report
 
     if args.require_signature and not (args.trusted_key or args.identity):
@@ -133,6 +136,8 @@ def _verify(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     result = check_report(report, today=today)
     problems = result.problems
+    if not problems and stmt is not None:
+        problems = att.statement_problems(stmt, report)
     if not problems:
         problems = _artifact_problems(args, report, stmt)
     if problems:
@@ -141,8 +146,10 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"{args.file}: REJECTED: {'; '.join(problems[:3])}{more}")
         else:
             print(f"{args.file}: REJECTED")
-            for p in problems:
-                print(f"  - {p}")
+            for p in problems[:MAX_LINES]:
+                print(f"  - {p[:1000]}")
+            if len(problems) > MAX_LINES:
+                print(f"  - (and {len(problems) - MAX_LINES} more problems)")
         return EXIT_REJECTED
     backend, env = report["backend"], report["environment"]
     print(f"{args.file}: verified")
@@ -190,15 +197,18 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
 
 
 def _badge(args: argparse.Namespace) -> int:
+    from conformance import attestation as att
     from conformance.badge import write_badge
     from conformance.verify import check_report
 
     try:
-        report, _, _ = _load(args)
+        report, stmt, _ = _load(args)
     except _Rejected as exc:
         print(f"executorch-conformance badge: {args.file} {exc}", file=sys.stderr)
         return EXIT_REJECTED
     problems = check_report(report).problems
+    if not problems and stmt is not None:
+        problems = att.statement_problems(stmt, report)
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         print(

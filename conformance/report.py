@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 
@@ -34,9 +36,49 @@ def seal(report: dict[str, Any]) -> dict[str, Any]:
     return sealed
 
 
-def file_sha256(path: str | Path) -> str:
+#: file_sha256 hashes at most this many bytes (a wheel or runtime library larger than this is refused).
+MAX_HASH_BYTES = 4 << 30
+
+
+class NotARegularFile(OSError):
+    """A path that verify, badge or sign was given is a FIFO, a device, a socket or a directory."""
+
+
+def _kind_of(mode: int) -> str:
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading, only if it is a regular file (after symlinks): never blocks on a FIFO,
+    never reads a device. Raises NotARegularFile (an OSError) naming what it is instead."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(f"{path} is {_kind_of(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def file_sha256(path: str | Path, max_bytes: int = MAX_HASH_BYTES) -> str:
+    """The SHA-256 of a regular file of at most ``max_bytes`` (OSError otherwise, naming why)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise NotARegularFile(f"{path} is {size} bytes, more than the {max_bytes} this tool hashes")
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -138,7 +180,9 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
         try:
             libraries.append({"path": path, "sha256": file_sha256(path)})
         except OSError as exc:
-            libraries.append({"path": path, "sha256": None, "error": f"{type(exc).__name__}: {exc.strerror}"})
+            libraries.append(
+                {"path": path, "sha256": None, "error": f"{type(exc).__name__}: {exc.strerror or exc}"}
+            )
     return libraries
 
 
