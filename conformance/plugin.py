@@ -29,6 +29,7 @@ from conformance.outcomes import (
     NOT_RUN,
     OUTCOMES,
     PASSED,
+    TIMED_OUT,
     UNEXPECTED_PASS,
 )
 from conformance.registry import AREAS
@@ -317,7 +318,7 @@ class ConformanceRun:
         if exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop:
             self.interrupted = True
         self.close()
-        self.report = build_report(
+        report = build_report(
             descriptor=self.descriptor,
             results=self.complete_results(),
             certify=self.certify,
@@ -338,8 +339,7 @@ class ConformanceRun:
             target=self.target if self.target_url else None,
         )
         path = self.config.getoption("et_report")
-        if path:
-            self.report = write_report(self.report, path)
+        self.report = write_report(report, path) if path else report.to_dict()
         if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -369,7 +369,7 @@ class ConformanceRun:
 def verdict_lines(report: dict[str, Any]) -> list[str]:
     """The verdict line with the counts, then its reasons and warnings."""
     s = report["summary"]
-    bad = s[FAILED] + s[ERROR] + s["crashed"] + s["timed_out"] + s[NOT_RUN]
+    bad = s[FAILED] + s[ERROR] + s[CRASHED] + s[TIMED_OUT] + s[NOT_RUN]
     lines = [
         (
             f"verdict: {report['verdict'].upper()} ({report['mode']} mode"

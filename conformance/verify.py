@@ -34,14 +34,20 @@ from conformance.outcomes import (
     PASSED,
     UNEXPECTED_PASS,
 )
-from conformance.report import NotARegularFile, content_hash, open_regular, verdict
+from conformance.report import (
+    MODES,
+    SCHEMA,
+    NotARegularFile,
+    Report,
+    ReportTypeError,
+    content_hash,
+    kind_of,
+    open_regular,
+)
 from conformance.version import REPORT_SCHEMA_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
 
 #: verify and badge read at most this many bytes of a file.
 MAX_READ_BYTES = 64 * 1024 * 1024
-
-SCHEMA = "executorch-conformance-report"
-MODES = ("certify", "standard")
 
 
 class Unreadable(ValueError):
@@ -125,155 +131,6 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-# --------------------------------------------------------------------------- types
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-class _Types:
-    """Collects 'FIELD is X, not Y' problems."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def want(self, obj: dict, key: str, where: str, *kinds: str, required: bool = True) -> bool:
-        path = f"{where}.{key}" if where else key
-        if key not in obj:
-            if required:
-                self.problems.append(f"field {path!r} is missing")
-            return False
-        value = obj[key]
-        if not any(_is(value, k) for k in kinds):
-            self.problems.append(
-                f"field {path!r} is {_kind(value)}, not {' or '.join(_NAMES[k] for k in kinds)}"
-            )
-            return False
-        return True
-
-    def want_list_of(self, obj: dict, key: str, where: str, item: str, required: bool = True) -> bool:
-        if not self.want(obj, key, where, "list", required=required):
-            return False
-        path = f"{where}.{key}" if where else key
-        for i, value in enumerate(obj[key]):
-            if not _is(value, item):
-                self.problems.append(f"field {path}[{i}] is {_kind(value)}, not {_NAMES[item]}")
-                return False
-        return True
-
-
-_NAMES = {
-    "str": "a string",
-    "int": "an integer",
-    "num": "a number",
-    "bool": "a boolean",
-    "dict": "an object",
-    "list": "a list",
-    "null": "null",
-}
-
-
-def _is(value: Any, kind: str) -> bool:
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "num":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if kind == "null":
-        return value is None
-    return isinstance(value, {"str": str, "bool": bool, "dict": dict, "list": list}[kind])
-
-
-def _type_problems(report: dict[str, Any], schema_version: int) -> list[str]:
-    t = _Types()
-    for key in ("schema", "suite_version", "created", "command", "mode", "verdict", "content_sha256"):
-        t.want(report, key, "", "str")
-    t.want(report, "schema_version", "", "int")
-    t.want(report, "certified", "", "bool")
-    t.want(report, "duration_s", "", "num", required=False)
-    t.want_list_of(report, "verdict_reasons", "", "str", required=False)
-    t.want_list_of(report, "warnings", "", "str", required=False)
-    if t.want(report, "environment", "", "dict"):
-        for key in ("executorch", "torch", "python", "platform", "machine"):
-            t.want(report["environment"], key, "environment", "str", "null", required=False)
-    if t.want(report, "backend", "", "dict"):
-        backend = report["backend"]
-        for key in ("id", "distribution", "version"):
-            t.want(backend, key, "backend", "str")
-        t.want(backend, "installed_version", "backend", "str", "null", required=False)
-        t.want_list_of(backend, "capabilities", "backend", "str", required=False)
-        if t.want_list_of(backend, "runtime_libraries", "backend", "dict", required=schema_version >= 2):
-            for i, lib in enumerate(backend["runtime_libraries"]):
-                t.want(lib, "path", f"backend.runtime_libraries[{i}]", "str")
-                where = f"backend.runtime_libraries[{i}]"
-                if (
-                    t.want(lib, "sha256", where, "str", "null")
-                    and isinstance(lib["sha256"], str)
-                    and not _SHA256.fullmatch(lib["sha256"])
-                ):
-                    t.problems.append(f"field '{where}.sha256' is not a SHA-256 (64 lowercase hex digits)")
-                t.want(lib, "error", where, "str", required=False)
-    if t.want(report, "summary", "", "dict"):
-        for key, value in report["summary"].items():
-            if key not in (*OUTCOMES, "total"):
-                t.problems.append(f"field 'summary.{key}' is not an outcome or 'total'")
-            elif not _is(value, "int"):
-                t.problems.append(f"field 'summary.{key}' is {_kind(value)}, not an integer")
-        if "total" not in report["summary"]:
-            t.problems.append("field 'summary.total' is missing")
-    if t.want_list_of(report, "results", "", "dict"):
-        for i, r in enumerate(report["results"]):
-            where = f"results[{i}]"
-            for key in ("id", "clause", "level", "title", "outcome", "reason"):
-                t.want(r, key, where, "str")
-            t.want(r, "applies_if", where, "str", "null", required=schema_version >= 2)
-            t.want(r, "duration_s", where, "num", "null", required=False)
-    if t.want_list_of(report, "operators", "", "dict", required=False):
-        for i, row in enumerate(report["operators"]):
-            where = f"operators[{i}]"
-            for key in ("op", "dtype"):
-                t.want(row, key, where, "str")
-            for key in ("cases", "excluded", "delegated", "ran", "passed"):
-                if t.want(row, key, where, "int") and row[key] < 0:
-                    t.problems.append(f"field '{where}.{key}' is negative")
-            for key in ("worst_error", "tolerance_used"):
-                if t.want(row, key, where, "num", "null") and row[key] is not None and row[key] < 0:
-                    t.problems.append(f"field '{where}.{key}' is negative")
-            if t.want(row, "first_failing", where, "dict", "null") and row["first_failing"] is not None:
-                for key in ("case", "reason"):
-                    t.want(row["first_failing"], key, f"{where}.first_failing", "str")
-    if t.want(report, "target", "", "dict", required=False):
-        t.want(report["target"], "url", "target", "str")
-    if schema_version >= 2:
-        t.want_list_of(report, "selected", "", "str")
-        if "interrupted" in report:
-            t.want(report, "interrupted", "", "bool")
-        if t.want(report, "options", "", "dict"):
-            options = report["options"]
-            t.want(options, "backend", "options", "str")
-            t.want(options, "expectations", "options", "str", "null")
-            t.want(options, "certify", "options", "bool")
-            if "checks" in options and _is(options["checks"], "list"):
-                t.want_list_of(options, "checks", "options", "str")
-            else:
-                t.want(options, "checks", "options", "str", "null")
-            t.want(options, "timeout", "options", "num", "null")
-            t.want(options, "workers", "options", "int")
-            t.want(options, "target", "options", "str", required=False)
-    return t.problems
-
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
 # --------------------------------------------------------------------------- the verification
 
 
@@ -354,7 +211,7 @@ def check_report(
     judged_on_another_day = today is not None and today != _today()
     today = today or _today()
     if not isinstance(report, dict):
-        return Verification([f"holds a JSON {_kind(report).split()[-1]}, not a report object"])
+        return Verification([f"holds a JSON {kind_of(report).split()[-1]}, not a report object"])
     if report.get("schema") != SCHEMA:
         return Verification(
             [f"field 'schema' is {report.get('schema')!r}, not {SCHEMA!r}: not a conformance report"]
@@ -362,9 +219,11 @@ def check_report(
     version = report.get("suite_version")
     release = released.get(version) if isinstance(version, str) else None
     schema_version = release.report_schema_version if release else REPORT_SCHEMA_VERSION
-    problems = _type_problems(report, schema_version)
-    if problems:
-        return Verification(problems)
+    try:
+        parsed = Report.from_dict(report, schema_version)
+    except ReportTypeError as exc:
+        return Verification(exc.problems)
+    problems: list[str] = []
 
     if release is None:
         known = ", ".join(released) or "none"
@@ -376,22 +235,22 @@ def check_report(
                 )
             ]
         )
-    if report["schema_version"] != release.report_schema_version:
+    if parsed.schema_version != release.report_schema_version:
         problems.append(
-            f"schema_version is {report['schema_version']}, but suite {version} writes "
+            f"schema_version is {parsed.schema_version}, but suite {version} writes "
             f"schema_version {release.report_schema_version}"
         )
-    actual = content_hash(report)
-    if actual != report["content_sha256"]:
+    actual = content_hash(report)  # of the object read: every field, known or not
+    if actual != parsed.content_sha256:
         problems.append(
-            f"content hash mismatch: the report says {report['content_sha256'][:16]}…, its content hashes to "
+            f"content hash mismatch: the report says {str(parsed.content_sha256)[:16]}…, its content hashes to "
             f"{actual[:16]}…; the report was edited after it was written"
         )
-    problems += _window_problems(report["created"], release, today, judged_on_another_day)
-    if report["mode"] not in MODES:
-        problems.append(f"mode is {report['mode']!r}, not 'certify' or 'standard'")
-    certify = report["mode"] == "certify"
-    capabilities = report["backend"].get("capabilities", [])
+    problems += _window_problems(parsed.created, release, today, judged_on_another_day)
+    if parsed.mode not in MODES:
+        problems.append(f"mode is {parsed.mode!r}, not 'certify' or 'standard'")
+    certify = parsed.certify
+    capabilities = parsed.backend.declared
     for capability in capabilities:
         if capability not in release.capabilities:
             problems.append(
@@ -399,9 +258,9 @@ def check_report(
                 f"applies to (known: {', '.join(sorted(release.capabilities)) or 'none'})"
             )
 
-    results = report["results"]
+    results = parsed.result_dicts()
     problems += _result_problems(results, release)
-    problems += _summary_problems(report["summary"], results)
+    problems += _summary_problems(parsed.summary, results)
     problems += _applicability_problems(report, release, capabilities)
     problems += _operator_problems(report, release)
     if schema_version >= 2:
@@ -421,23 +280,23 @@ def check_report(
                     f"certify mode forbids expected failures, but {r['id']} is one ({r['reason']})"
                 )
 
-    outcomes_ok = all(r["outcome"] in OUTCOMES for r in results)
+    outcomes_ok = all(r.outcome in OUTCOMES for r in parsed.results)
     result = Verification(problems, certify=certify)
     if outcomes_ok and results:
-        interrupted = report.get("interrupted") is True
-        expected, reasons, warnings = verdict(results, certify, capabilities, interrupted)
+        expected, reasons, warnings = parsed.computed_verdict()
         result.verdict = expected
         result.counts, result.waived, result.exempt = tally(results, capabilities)
-        if report["verdict"] != expected or report["certified"] != (expected == "certified"):
+        if parsed.verdict != expected or parsed.certified != (expected == "certified"):
             problems.append(
-                f"the report claims verdict {report['verdict']!r} (certified={report['certified']}), its results "
+                f"the report claims verdict {parsed.verdict!r} (certified={parsed.certified}), its results "
                 f"give {expected!r}"
             )
         if schema_version >= 2:  # the reasons' wording has not changed since schema 2 (suite 0.2.0)
             for key, mine in (("verdict_reasons", reasons), ("warnings", warnings)):
-                if key in report and report[key] != mine:
+                theirs = getattr(parsed, key)
+                if theirs is not None and theirs != mine:
                     problems.append(
-                        f"{key} differ from what the results give: the report says {report[key]!r}, "
+                        f"{key} differ from what the results give: the report says {theirs!r}, "
                         f"the results give {mine!r}"
                     )
     return result

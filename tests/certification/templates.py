@@ -8,13 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.checks import all_checks
-from conformance.outcomes import OUTCOMES
-from conformance.report import seal, verdict
+from conformance.report import SCHEMA, seal, summarize, verdict
 from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
-
-
-def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
-    return {**{o: sum(r["outcome"] == o for r in results) for o in OUTCOMES}, "total": len(results)}
 
 
 def finish(report: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +62,7 @@ def make_report(
     created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return finish(
         {
-            "schema": "executorch-conformance-report",
+            "schema": SCHEMA,
             "schema_version": REPORT_SCHEMA_VERSION,
             "suite_version": SUITE_VERSION,
             "created": created,
