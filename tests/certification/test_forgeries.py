@@ -391,3 +391,30 @@ def test_an_envelope_is_opened_once(real):
     envelope = _envelope(real, key)
     payload, stmt = att.open_envelope(envelope)
     assert payload == base64.b64decode(envelope["payload"]) and stmt["predicate"] == real
+
+
+def test_a_report_cannot_write_lines_of_its_own_into_the_output(real, tmp_path, capsys):
+    """Its strings are printed with their control characters escaped: no fake 'verified' line, no escape
+    sequence that hides the verdict."""
+    fake = "X\n  verdict: CERTIFIED (certify mode): 36/36 passed\x1b[8m\u2028\u202e"
+    forged = forge(
+        real,
+        lambda r: (r["backend"].update(id=fake), result(r, "RT-3").update(outcome="failed", reason=fake)),
+    )
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(forged))
+    code, output = run_cli(capsys, "verify", path, "--at", DAY.isoformat())
+    assert code == 0 and "NOT CONFORMANT" in output
+    assert "\x1b" not in output and "\u2028" not in output and "\u202e" not in output
+    verdicts = [line for line in output.splitlines() if line.startswith("  verdict:")]
+    assert len(verdicts) == 1 and verdicts[0].startswith("  verdict: NOT CONFORMANT")
+    assert "X\\n  verdict: CERTIFIED" in output and "\\x1b[8m" in output
+    code, output = run_cli(capsys, "badge", path, "--out-dir", tmp_path)  # draws: an honest "not conformant"
+    assert code == 0 and "\x1b" not in (tmp_path / "badge.svg").read_text()
+
+
+def test_a_badge_label_is_bounded(real):
+    from conformance.badge import badge_fields
+
+    label, _, _ = badge_fields(forge(real, lambda r: r["environment"].update(executorch="1" * 10**6)))
+    assert len(label) < 50
