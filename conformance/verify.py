@@ -403,13 +403,13 @@ _RAN = (PASSED, FAILED, EXPECTED_FAILURE, UNEXPECTED_PASS)
 
 def _applicability_problems(report: dict[str, Any], release, capabilities: list[str]) -> list[str]:
     """Conditional checks must agree with backend.capabilities: a check of an undeclared capability did not
-    run, and is exempt only for the reason the suite gives (or one the expectations file declared)."""
+    run, and is exempt only for the reason the suite gives (a declared not-applicable does not replace it:
+    the plugin leaves such a check to say CAPABILITY_ABSENT itself)."""
     problems = []
     for capability, n in Counter(capabilities).items():
         if n > 1:
             problems.append(f"backend.capabilities lists {capability!r} {n} times")
-    options = report.get("options")
-    declared = isinstance(options, dict) and options.get("expectations") is not None
+    schema_2 = isinstance(report.get("options"), dict)  # schema 1 (suite 0.1.0) worded reasons its own way
     for i, r in enumerate(report["results"]):
         released = release.checks.get(r["id"])
         capability = released and released["applies_if"]
@@ -430,8 +430,7 @@ def _applicability_problems(report: dict[str, Any], release, capabilities: list[
             )
         elif (
             r["outcome"] == NOT_APPLICABLE
-            and isinstance(options, dict)
-            and not declared
+            and schema_2
             and r["reason"] not in (absent, _EARLIER_EXEMPT_REASONS.get(r["id"]))
         ):
             problems.append(

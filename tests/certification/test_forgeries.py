@@ -116,6 +116,11 @@ def _drop_capability_hide_failure(r):
             )
 
 
+def _drop_capability_declare_na(r):
+    _drop_capability_hide_failure(r)
+    r["options"]["expectations"] = "expectations.toml"  # as if the failing checks had been declared n/a
+
+
 def _declared_but_says_absent(r):
     result(r, "DYN-1").update(outcome="not_applicable", reason=CAPABILITY_ABSENT["dynamic_shapes"])
 
@@ -157,6 +162,11 @@ FORGERIES = [
     (
         "capability removed to make failing NDATA checks exempt",
         _drop_capability_hide_failure,
+        "(NDATA-1) is exempt (backend.capabilities does not declare 'named_data'), but its reason",
+    ),
+    (
+        "capability removed, failing NDATA checks 'declared' not applicable",
+        _drop_capability_declare_na,
         "(NDATA-1) is exempt (backend.capabilities does not declare 'named_data'), but its reason",
     ),
     (
