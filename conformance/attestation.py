@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from conformance.report import file_sha256
+from conformance.report import MAX_HASH_BYTES, NotARegularFile, file_sha256, open_regular
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
@@ -38,22 +38,30 @@ class AttestationError(ValueError):
 # --------------------------------------------------------------------------- keys
 
 
+#: A PEM key file is read only if it is at most this long.
+MAX_KEY_BYTES = 1 << 16
+
+
 def _read_pem(path: str | Path) -> bytes:
     try:
-        size = os.stat(path).st_size
-        if size > 1 << 16:
-            raise AttestationError(f"{path} is {size} bytes: not a PEM key")
-        return Path(path).read_bytes()
+        with open_regular(path) as f:
+            data = f.read(MAX_KEY_BYTES + 1)
+    except NotARegularFile as exc:
+        raise AttestationError(f"cannot read key: {exc}") from None
     except OSError as exc:
         raise AttestationError(f"cannot read key {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_KEY_BYTES:
+        raise AttestationError(f"{path} is more than {MAX_KEY_BYTES} bytes: not a PEM key")
+    return data
 
 
 def load_private_key(path: str | Path):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+    data = _read_pem(path)
     try:
-        key = load_pem_private_key(_read_pem(path), password=None)
+        key = load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
         raise AttestationError(f"{path} is not an unencrypted PEM private key: {exc}") from None
     if not isinstance(key, Ed25519PrivateKey):
@@ -122,15 +130,19 @@ def generate_key(out: str | Path) -> tuple[Path, Path, str]:
 # --------------------------------------------------------------------------- artifacts
 
 
+#: A wheel's METADATA is read only if it is at most this long.
+MAX_METADATA_BYTES = 1 << 20
+
+
 def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list[str]]:
     """(sha256 of the wheel, problems): the wheel must be the backend's distribution at the
     certified version, and any recorded runtime library it holds must be the one tested."""
     path = Path(wheel)
     try:
         digest = file_sha256(path)
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as exc:
-        return "", [f"--wheel {path}: not a readable wheel ({exc})"]
+        archive = zipfile.ZipFile(open_regular(path))
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        return "", [f"--wheel {path}: not a readable wheel ({getattr(exc, 'strerror', None) or exc})"]
     problems = []
     backend = report["backend"]
     with archive:
@@ -142,7 +154,11 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
         ]
         if len(metadata) != 1:
             return digest, [f"--wheel {path}: holds {len(metadata)} .dist-info/METADATA files, not one"]
-        meta = email.parser.Parser().parsestr(archive.read(metadata[0]).decode("utf-8", "replace"))
+        with archive.open(metadata[0]) as f:
+            text = f.read(MAX_METADATA_BYTES + 1)
+        if len(text) > MAX_METADATA_BYTES:
+            return digest, [f"--wheel {path}: {metadata[0]} is more than {MAX_METADATA_BYTES} bytes"]
+        meta = email.parser.Parser().parsestr(text.decode("utf-8", "replace"))
         from packaging.utils import canonicalize_name
         from packaging.version import InvalidVersion, Version
 
@@ -163,10 +179,15 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
         for lib in backend.get("runtime_libraries", []):
             base = Path(lib["path"]).name
             for name in (n for n in names if n.rsplit("/", 1)[-1] == base):
-                h = hashlib.sha256()
+                h, read = hashlib.sha256(), 0
                 with archive.open(name) as f:
                     for chunk in iter(lambda: f.read(1 << 20), b""):
                         h.update(chunk)
+                        read += len(chunk)
+                        if read > MAX_HASH_BYTES:
+                            return digest, [
+                                f"--wheel {path.name}: {name} unpacks to more than {MAX_HASH_BYTES} bytes"
+                            ]
                 if h.hexdigest() != lib["sha256"]:
                     problems.append(
                         f"--wheel {path.name}: {name} has SHA-256 {h.hexdigest()[:16]}…, but the "
@@ -204,6 +225,8 @@ def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, 
     for wheel in wheels:
         digest, found = wheel_problems(report, wheel)
         problems += found
+        why = _wheel_name_problem(Path(wheel).name, report["backend"])
+        problems += [f"--wheel {why}"] if why and not found else []
         out.append({"name": Path(wheel).name, "digest": {"sha256": digest}})
     for library in libraries:
         digest, found = library_problems(report, library)
@@ -349,6 +372,49 @@ def subject_problems(stmt: dict[str, Any], digests: dict[str, str]) -> list[str]
         for what, d in digests.items()
         if d and d not in signed
     ]
+
+
+def _wheel_name_problem(name: str, backend: dict[str, Any]) -> str | None:
+    """Why a wheel file name is not one of the certified distribution and version, or None."""
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        dist, version, _, _ = parse_wheel_filename(name)
+    except (InvalidWheelFilename, InvalidVersion):
+        return f"{name!r} is not a wheel file name (distribution-version-python-abi-platform.whl)"
+    try:
+        certified = Version(backend["version"])
+    except InvalidVersion:
+        certified = None
+    if dist != canonicalize_name(backend["distribution"]) or version != certified:
+        return (
+            f"{name} is a wheel of {dist} {version}, but the report certifies "
+            f"{backend['distribution']} {backend['version']}"
+        )
+    return None
+
+
+def statement_problems(stmt: dict[str, Any], report: dict[str, Any]) -> list[str]:
+    """The statement's subjects must be what its predicate (the report) tested: each a runtime library the
+    report records (by SHA-256), or a wheel named for the certified distribution and version."""
+    problems = []
+    backend = report["backend"]
+    tested = {lib.get("sha256") for lib in backend.get("runtime_libraries", []) if lib.get("sha256")}
+    for i, s in enumerate(stmt["subject"]):
+        name, digest = s.get("name"), s["digest"]["sha256"]
+        if not isinstance(name, str) or not name:
+            problems.append(f"subject[{i}] of the signed attestation has no name")
+        elif name.endswith(".whl"):
+            why = _wheel_name_problem(name, backend)
+            if why:
+                problems.append(f"subject {why}")
+        elif digest not in tested:
+            problems.append(
+                f"subject {name} (SHA-256 {digest[:16]}…) is not a runtime library the signed report tested "
+                f"(it records {', '.join(sorted(d[:16] + '…' for d in tested)) or 'none'})"
+            )
+    return problems
 
 
 # --------------------------------------------------------------------------- sigstore (optional, online)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 COLORS = {"certified": "#2e7d32", "conformant": "#43a047", "not conformant": "#c62828"}
+#: The longest executorch version a badge shows (the report's string is the report writer's).
+MAX_VERSION = 32
 #: A conformant verdict that needed waivers (expected failures, declared not-applicable MUST checks).
 WAIVED_COLOR = "#9e9d24"
 
@@ -25,7 +27,8 @@ def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
     message = f"{report['verdict']} {counts['passed']}/{counts['total']}"
     if waived:
         message += f", {waived} waived"
-    label = f"executorch {(report['environment'].get('executorch') or 'unknown').split('+')[0]}"
+    version = (report["environment"].get("executorch") or "unknown").split("+")[0]
+    label = f"executorch {version[:MAX_VERSION]}"
     color = COLORS.get(report["verdict"], "#9e9e9e")
     if waived and report["verdict"] == "conformant":
         color = WAIVED_COLOR

@@ -25,9 +25,31 @@ import datetime
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 EXIT_REJECTED, EXIT_USAGE = 1, 2
+#: verify prints at most this many problems of one report.
+MAX_LINES = 40
+
+
+#: The longest line verify and badge print (a forged report may hold a reason of megabytes).
+MAX_LINE = 4000
+
+
+def _printable(text: str) -> str:
+    """``text`` with every character a terminal acts on (escape sequences, line breaks, bidi controls)
+    written as its escape, and cut to MAX_LINE characters."""
+    if len(text) > MAX_LINE:
+        text = f"{text[:MAX_LINE]}… ({len(text) - MAX_LINE} more characters)"
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _say(text: object = "", *, file: TextIO | None = None, flush: bool = False) -> None:
+    """One line of output. The strings of a report are the forger's: they cannot add, hide or rewrite a
+    line of what verify says."""
+    print(_printable(str(text)), file=file or sys.stdout, flush=flush)
 
 
 class _Rejected(Exception):
@@ -117,6 +139,7 @@ def _artifact_problems(
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from conformance import attestation as att
     from conformance.verify import check_report
 
     if args.require_signature and not (args.trusted_key or args.identity):
@@ -129,40 +152,44 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         report, stmt, signature = _load(args)
     except _Rejected as exc:
-        print(f"{args.file}: REJECTED: {exc}")
+        _say(f"{args.file}: REJECTED: {exc}")
         return EXIT_REJECTED
     result = check_report(report, today=today)
     problems = result.problems
+    if not problems and stmt is not None:
+        problems = att.statement_problems(stmt, report)
     if not problems:
         problems = _artifact_problems(args, report, stmt)
     if problems:
         if result.verdict is None:  # not a report, or malformed: one line
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-            print(f"{args.file}: REJECTED: {'; '.join(problems[:3])}{more}")
+            _say(f"{args.file}: REJECTED: {'; '.join(problems[:3])}{more}")
         else:
-            print(f"{args.file}: REJECTED")
-            for p in problems:
-                print(f"  - {p}")
+            _say(f"{args.file}: REJECTED")
+            for p in problems[:MAX_LINES]:
+                _say(f"  - {p}")
+            if len(problems) > MAX_LINES:
+                _say(f"  - (and {len(problems) - MAX_LINES} more problems)")
         return EXIT_REJECTED
     backend, env = report["backend"], report["environment"]
-    print(f"{args.file}: verified")
-    print(
+    _say(f"{args.file}: verified")
+    _say(
         f"  backend: {backend['id']} {backend['version']} ({backend['distribution']}) on executorch "
         f"{env.get('executorch')}, {env.get('machine')}; suite {report['suite_version']}, created "
         f"{report['created']}"
     )
     target = report.get("target")
     if isinstance(target, dict):
-        print(
+        _say(
             f"  runtime checks ran on: {target.get('url')} ({target.get('uname')}), "
             f"{target.get('runner_version')}"
         )
-    print(f"  verdict: {result.verdict_line()}")
-    print(f"  signature: {signature}")
+    _say(f"  verdict: {result.verdict_line()}")
+    _say(f"  signature: {signature}")
     for library in args.library or []:
-        print(f"  --library {Path(library).name}: the runtime library the report tested")
+        _say(f"  --library {Path(library).name}: the runtime library the report tested")
     for wheel in args.wheel or []:
-        print(
+        _say(
             f"  --wheel {Path(wheel).name}: {backend['distribution']} {backend['version']}, matches the report"
         )
     if args.rerun:
@@ -176,32 +203,35 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
     shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
-    print(f"  re-running: {' '.join(shown)}", flush=True)
+    _say(f"  re-running: {' '.join(shown)}", flush=True)
     new, diffs = rerun(report, expectations=args.expectations)
     for note in environment_notes(report, new):
-        print(f"  re-run note: {note}")
+        _say(f"  re-run note: {note}")
     if diffs:
-        print(f"  re-run: {len(diffs)} of {len(report['results'])} checks differ here:")
+        _say(f"  re-run: {len(diffs)} of {len(report['results'])} checks differ here:")
         for d in diffs:
-            print(f"    - {d}")
+            _say(f"    - {d}")
         return EXIT_REJECTED
-    print(f"  re-run: the same outcome for all {len(report['results'])} checks")
+    _say(f"  re-run: the same outcome for all {len(report['results'])} checks")
     return 0
 
 
 def _badge(args: argparse.Namespace) -> int:
+    from conformance import attestation as att
     from conformance.badge import write_badge
     from conformance.verify import check_report
 
     try:
-        report, _, _ = _load(args)
+        report, stmt, _ = _load(args)
     except _Rejected as exc:
-        print(f"executorch-conformance badge: {args.file} {exc}", file=sys.stderr)
+        _say(f"executorch-conformance badge: {args.file} {exc}", file=sys.stderr)
         return EXIT_REJECTED
     problems = check_report(report).problems
+    if not problems and stmt is not None:
+        problems = att.statement_problems(stmt, report)
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-        print(
+        _say(
             f"executorch-conformance badge: {args.file} does not verify: {'; '.join(problems[:3])}{more}; "
             f"see `executorch-conformance verify {args.file}`",
             file=sys.stderr,
@@ -209,7 +239,7 @@ def _badge(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     out_dir = args.out_dir or Path(args.file).parent
     for path in write_badge(report, out_dir):
-        print(path)
+        _say(path)
     return 0
 
 
@@ -240,7 +270,7 @@ def _sign(args: argparse.Namespace) -> int:
         key = att.load_private_key(args.key)
         out = Path(args.out) if args.out else _default_out(Path(args.report), ".intoto.jsonl")
         att.write_envelope(att.sign_envelope(payload, key), out)
-        print(
+        _say(
             f"{out}: in-toto attestation signed by Ed25519 key {att.key_id(key.public_key())[:16]}…, "
             f"subjects: {', '.join(s['name'] for s in subject)}"
         )
@@ -251,7 +281,7 @@ def _sign(args: argparse.Namespace) -> int:
             + "\n",
             encoding="utf-8",
         )
-        print(
+        _say(
             f"{out}: in-toto attestation in a Sigstore bundle, subjects: {', '.join(s['name'] for s in subject)}"
         )
     return 0
@@ -261,9 +291,9 @@ def _keygen(args: argparse.Namespace) -> int:
     from conformance.attestation import generate_key
 
     private, public, keyid = generate_key(args.out)
-    print(
-        f"private key: {private} (keep it secret)\npublic key:  {public} (publish it)\nkey id:      {keyid}"
-    )
+    _say(f"private key: {private} (keep it secret)")
+    _say(f"public key:  {public} (publish it)")
+    _say(f"key id:      {keyid}")
     return 0
 
 
@@ -367,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:
-        print(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
+        _say(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -316,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:
-        print(f"executorch-conformance {args.command}: {exc}", file=sys.stderr)
+        from conformance.certification_cli import _printable  # a message may quote a report's strings
+
+        print(f"executorch-conformance {args.command}: {_printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"executorch-conformance {args.command}: interrupted", file=sys.stderr)

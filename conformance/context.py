@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.descriptor import BackendDescriptor, NamedDataSupport
-from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TASKS as TARGET_TASKS
 from conformance.targets.runtime import TargetRuntime
@@ -310,7 +310,7 @@ class Context:
         """The descriptor's NamedDataSupport, or NotApplicable if it declares none."""
         support = self.descriptor.named_data
         if support is None:
-            raise NotApplicable("the descriptor declares no named data support (named_data is None)")
+            raise NotApplicable(CAPABILITY_ABSENT["named_data"])
         return support
 
     def named_data_lowered(self) -> NamedDataLowered:

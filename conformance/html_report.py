@@ -27,20 +27,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conformance.outcomes import LABELS
+from conformance.outcomes import BAD, EXPECTED_FAILURE, LABELS, NOT_APPLICABLE, OUTCOMES, PASSED
 
 #: Outcome -> CSS class of its cell.
 OUTCOME_CLASS = {
-    "passed": "ok",
-    "failed": "bad",
-    "error": "bad",
-    "crashed": "bad",
-    "timed_out": "bad",
-    "not_run": "bad",
-    "unexpected_pass": "bad",
-    "not_applicable": "na",
-    "expected_failure": "warn",
+    **dict.fromkeys(BAD, "bad"),
+    PASSED: "ok",
+    NOT_APPLICABLE: "na",
+    EXPECTED_FAILURE: "warn",
 }
+assert set(OUTCOME_CLASS) == set(OUTCOMES)
 VERDICT_CLASS = {"certified": "ok", "conformant": "ok", "not conformant": "bad"}
 #: Longest log excerpt shown per entry (characters); the rest is cut with a note.
 MAX_LOG_CHARS = 20_000

@@ -1,4 +1,10 @@
-"""The JSON report of a run (schema: docs/report-schema.md) and its content hash.
+"""The JSON report of a run (schema: docs/report-schema.md), typed, and its content hash.
+
+``Report`` is the report as the plugin builds it (``build_report``) and
+``write_report`` writes it, and as ``verify`` reads it back
+(``Report.from_dict``: a dict of the wrong shape raises ReportTypeError with
+one problem per field). ``Report.computed_verdict`` is the verdict its results
+give (``verdict``). Reading and writing again gives the same bytes.
 
 The hash is a SHA-256 over the canonical JSON of the report without the hash
 field. It detects edits, it does not prove who ran the suite.
@@ -6,16 +12,23 @@ field. It detects edits, it does not prove who ran the suite.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
+import os
 import re
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, ClassVar
 
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
 #: The ``schema`` field of every report.
-SCHEMA = "executorch-conformance-report"
+SCHEMA = REPORT_SCHEMA
+#: The ``mode`` of a report.
+MODES = ("certify", "standard")
 
 
 def canonical_bytes(report: dict[str, Any]) -> bytes:
@@ -34,9 +47,49 @@ def seal(report: dict[str, Any]) -> dict[str, Any]:
     return sealed
 
 
-def file_sha256(path: str | Path) -> str:
+#: file_sha256 hashes at most this many bytes (a wheel or runtime library larger than this is refused).
+MAX_HASH_BYTES = 4 << 30
+
+
+class NotARegularFile(OSError):
+    """A path that verify, badge or sign was given is a FIFO, a device, a socket or a directory."""
+
+
+def _kind_of(mode: int) -> str:
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading, only if it is a regular file (after symlinks): never blocks on a FIFO,
+    never reads a device. Raises NotARegularFile (an OSError) naming what it is instead."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(f"{path} is {_kind_of(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def file_sha256(path: str | Path, max_bytes: int = MAX_HASH_BYTES) -> str:
+    """The SHA-256 of a regular file of at most ``max_bytes`` (OSError otherwise, naming why)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise NotARegularFile(f"{path} is {size} bytes, more than the {max_bytes} this tool hashes")
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -116,6 +169,501 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
     return summary
 
 
+# --------------------------------------------------------------------------- the typed report
+
+
+def kind_of(value: Any) -> str:
+    """'an object', 'a list', 'a string', ... for a JSON value."""
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+class _Types:
+    """Collects 'FIELD is X, not Y' problems."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def want(self, obj: dict, key: str, where: str, *kinds: str, required: bool = True) -> bool:
+        path = f"{where}.{key}" if where else key
+        if key not in obj:
+            if required:
+                self.problems.append(f"field {path!r} is missing")
+            return False
+        value = obj[key]
+        if not any(_is(value, k) for k in kinds):
+            self.problems.append(
+                f"field {path!r} is {kind_of(value)}, not {' or '.join(_NAMES[k] for k in kinds)}"
+            )
+            return False
+        return True
+
+    def want_list_of(self, obj: dict, key: str, where: str, item: str, required: bool = True) -> bool:
+        if not self.want(obj, key, where, "list", required=required):
+            return False
+        path = f"{where}.{key}" if where else key
+        for i, value in enumerate(obj[key]):
+            if not _is(value, item):
+                self.problems.append(f"field {path}[{i}] is {kind_of(value)}, not {_NAMES[item]}")
+                return False
+        return True
+
+
+_NAMES = {
+    "str": "a string",
+    "int": "an integer",
+    "num": "a number",
+    "bool": "a boolean",
+    "dict": "an object",
+    "list": "a list",
+    "null": "null",
+}
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "num":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if kind == "null":
+        return value is None
+    return isinstance(value, {"str": str, "bool": bool, "dict": dict, "list": list}[kind])
+
+
+def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VERSION) -> list[str]:
+    """'field X is Y, not Z' for each field of ``report`` (a dict) that is missing or of the wrong type."""
+    t = _Types()
+    for key in ("schema", "suite_version", "created", "command", "mode", "verdict", "content_sha256"):
+        t.want(report, key, "", "str")
+    t.want(report, "schema_version", "", "int")
+    t.want(report, "certified", "", "bool")
+    t.want(report, "duration_s", "", "num", required=False)
+    t.want_list_of(report, "verdict_reasons", "", "str", required=False)
+    t.want_list_of(report, "warnings", "", "str", required=False)
+    if t.want(report, "environment", "", "dict"):
+        for key in ("executorch", "torch", "python", "platform", "machine"):
+            t.want(report["environment"], key, "environment", "str", "null", required=False)
+    if t.want(report, "backend", "", "dict"):
+        backend = report["backend"]
+        for key in ("id", "distribution", "version"):
+            t.want(backend, key, "backend", "str")
+        t.want(backend, "installed_version", "backend", "str", "null", required=False)
+        t.want_list_of(backend, "capabilities", "backend", "str", required=False)
+        if t.want_list_of(backend, "runtime_libraries", "backend", "dict", required=schema_version >= 2):
+            for i, lib in enumerate(backend["runtime_libraries"]):
+                t.want(lib, "path", f"backend.runtime_libraries[{i}]", "str")
+                where = f"backend.runtime_libraries[{i}]"
+                if (
+                    t.want(lib, "sha256", where, "str", "null")
+                    and isinstance(lib["sha256"], str)
+                    and not _SHA256.fullmatch(lib["sha256"])
+                ):
+                    t.problems.append(f"field '{where}.sha256' is not a SHA-256 (64 lowercase hex digits)")
+                t.want(lib, "error", where, "str", required=False)
+    if t.want(report, "summary", "", "dict"):
+        for key, value in report["summary"].items():
+            if key not in (*OUTCOMES, "total"):
+                t.problems.append(f"field 'summary.{key}' is not an outcome or 'total'")
+            elif not _is(value, "int"):
+                t.problems.append(f"field 'summary.{key}' is {kind_of(value)}, not an integer")
+        if "total" not in report["summary"]:
+            t.problems.append("field 'summary.total' is missing")
+    if t.want_list_of(report, "results", "", "dict"):
+        for i, r in enumerate(report["results"]):
+            where = f"results[{i}]"
+            for key in ("id", "clause", "level", "title", "outcome", "reason"):
+                t.want(r, key, where, "str")
+            t.want(r, "applies_if", where, "str", "null", required=schema_version >= 2)
+            t.want(r, "duration_s", where, "num", "null", required=False)
+    if t.want_list_of(report, "operators", "", "dict", required=False):
+        for i, row in enumerate(report["operators"]):
+            where = f"operators[{i}]"
+            for key in ("op", "dtype"):
+                t.want(row, key, where, "str")
+            for key in ("cases", "excluded", "delegated", "ran", "passed"):
+                if t.want(row, key, where, "int") and row[key] < 0:
+                    t.problems.append(f"field '{where}.{key}' is negative")
+            for key in ("worst_error", "tolerance_used"):
+                if t.want(row, key, where, "num", "null") and row[key] is not None and row[key] < 0:
+                    t.problems.append(f"field '{where}.{key}' is negative")
+            if t.want(row, "first_failing", where, "dict", "null") and row["first_failing"] is not None:
+                for key in ("case", "reason"):
+                    t.want(row["first_failing"], key, f"{where}.first_failing", "str")
+    if t.want(report, "target", "", "dict", required=False):
+        t.want(report["target"], "url", "target", "str")
+    if schema_version >= 2:
+        t.want_list_of(report, "selected", "", "str")
+        if "interrupted" in report:
+            t.want(report, "interrupted", "", "bool")
+        if t.want(report, "options", "", "dict"):
+            options = report["options"]
+            t.want(options, "backend", "options", "str")
+            t.want(options, "expectations", "options", "str", "null")
+            t.want(options, "certify", "options", "bool")
+            if "checks" in options and _is(options["checks"], "list"):
+                t.want_list_of(options, "checks", "options", "str")
+            else:
+                t.want(options, "checks", "options", "str", "null")
+            t.want(options, "timeout", "options", "num", "null")
+            t.want(options, "workers", "options", "int")
+            t.want(options, "target", "options", "str", required=False)
+    return t.problems
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class ReportTypeError(ValueError):
+    """A dict that is not a report of the schema: ``problems`` lists each field missing or of a wrong type."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _extra(data: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in known}
+
+
+def _absent(data: dict[str, Any], optional: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(k for k in optional if k not in data)
+
+
+@dataclasses.dataclass
+class RuntimeLibrary:
+    """``backend.runtime_libraries[]``: a file the descriptor names and its SHA-256 (None, with ``error``,
+    when it could not be read)."""
+
+    path: str | None
+    sha256: str | None
+    error: str | None = None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    FIELDS: ClassVar[tuple[str, ...]] = ("path", "sha256", "error")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "sha256": self.sha256}
+        if self.error is not None:
+            out["error"] = self.error
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RuntimeLibrary:
+        return cls(d["path"], d["sha256"], d.get("error"), _extra(d, cls.FIELDS))
+
+
+@dataclasses.dataclass
+class Backend:
+    """``backend``: what was tested."""
+
+    id: str
+    distribution: str
+    version: str
+    installed_version: str | None = None
+    capabilities: list[str] | None = None  # None: absent (read as [])
+    runtime_libraries: list[RuntimeLibrary] | None = None  # None: absent (schema 1)
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: optional keys that may be null and were absent from the file read
+    absent: frozenset[str] = frozenset()
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "id",
+        "distribution",
+        "version",
+        "installed_version",
+        "capabilities",
+        "runtime_libraries",
+    )
+
+    @property
+    def declared(self) -> list[str]:
+        """The declared capabilities ([] when the field is absent)."""
+        return list(self.capabilities or [])
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "distribution": self.distribution, "version": self.version}
+        if "installed_version" not in self.absent:
+            out["installed_version"] = self.installed_version
+        if self.capabilities is not None:
+            out["capabilities"] = list(self.capabilities)
+        if self.runtime_libraries is not None:
+            out["runtime_libraries"] = [lib.to_dict() for lib in self.runtime_libraries]
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Backend:
+        libraries = d.get("runtime_libraries")
+        return cls(
+            id=d["id"],
+            distribution=d["distribution"],
+            version=d["version"],
+            installed_version=d.get("installed_version"),
+            capabilities=d.get("capabilities"),
+            runtime_libraries=None if libraries is None else [RuntimeLibrary.from_dict(x) for x in libraries],
+            extra=_extra(d, cls.FIELDS),
+            absent=_absent(d, ("installed_version",)),
+        )
+
+
+@dataclasses.dataclass
+class Result:
+    """``results[]``: one check's outcome (``outcome`` is one of outcomes.OUTCOMES)."""
+
+    id: str
+    clause: str
+    level: str
+    title: str
+    applies_if: str | None
+    outcome: str
+    reason: str
+    duration_s: float | None = None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    absent: frozenset[str] = frozenset()
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "id",
+        "clause",
+        "level",
+        "title",
+        "applies_if",
+        "outcome",
+        "reason",
+        "duration_s",
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.FIELDS if k not in self.absent}
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Result:
+        return cls(
+            id=d["id"],
+            clause=d["clause"],
+            level=d["level"],
+            title=d["title"],
+            applies_if=d.get("applies_if"),
+            outcome=d["outcome"],
+            reason=d["reason"],
+            duration_s=d.get("duration_s"),
+            extra=_extra(d, cls.FIELDS),
+            absent=_absent(d, ("applies_if", "duration_s")),
+        )
+
+
+@dataclasses.dataclass
+class Options:
+    """``options``: what the run was given (``verify --rerun`` re-runs with it)."""
+
+    backend: str
+    expectations: str | None
+    certify: bool
+    checks: str | list[str] | None
+    timeout: float | None
+    workers: int
+    target: str | None = None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "backend",
+        "expectations",
+        "certify",
+        "checks",
+        "timeout",
+        "workers",
+        "target",
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.FIELDS if k != "target"}
+        if self.target is not None:
+            out["target"] = self.target
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Options:
+        return cls(
+            backend=d["backend"],
+            expectations=d["expectations"],
+            certify=d["certify"],
+            checks=d["checks"],
+            timeout=d["timeout"],
+            workers=d["workers"],
+            target=d.get("target"),
+            extra=_extra(d, cls.FIELDS),
+        )
+
+
+@dataclasses.dataclass
+class OperatorRow:
+    """``operators[]``: one declared operator and dtype, as the OPS checks found it."""
+
+    op: str
+    dtype: str
+    cases: int
+    excluded: int
+    delegated: int
+    ran: int
+    passed: int
+    worst_error: float | None
+    tolerance_used: float | None
+    first_failing: dict[str, str] | None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "op",
+        "dtype",
+        "cases",
+        "excluded",
+        "delegated",
+        "ran",
+        "passed",
+        "worst_error",
+        "tolerance_used",
+        "first_failing",
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in self.FIELDS}, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> OperatorRow:
+        return cls(**{k: d[k] for k in cls.FIELDS}, extra=_extra(d, cls.FIELDS))
+
+
+@dataclasses.dataclass
+class Report:
+    """A report (docs/report-schema.md), typed. ``to_dict`` gives the JSON object the suite writes (sealed
+    when ``content_sha256`` is set); ``from_dict`` reads one, raising ReportTypeError with every field that
+    is missing or of the wrong type. Keys it does not know are kept (``extra``), so that a report read and
+    written again is the same JSON, and its content hash the same."""
+
+    suite_version: str
+    created: str
+    command: str
+    mode: str
+    environment: dict[str, str | None]
+    backend: Backend
+    results: list[Result]
+    summary: dict[str, int]
+    verdict: str
+    certified: bool
+    schema: str = SCHEMA
+    schema_version: int = REPORT_SCHEMA_VERSION
+    selected: list[str] | None = None  # None: absent (schema 1)
+    options: Options | None = None  # None: absent (schema 1)
+    interrupted: bool | None = None
+    verdict_reasons: list[str] | None = None
+    warnings: list[str] | None = None
+    duration_s: float | None = None
+    operators: list[OperatorRow] | None = None
+    target: dict[str, Any] | None = None
+    content_sha256: str | None = None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    #: the fields written only when set (null is not a value any of them takes)
+    OPTIONAL: ClassVar[tuple[str, ...]] = (
+        "selected",
+        "interrupted",
+        "verdict_reasons",
+        "warnings",
+        "duration_s",
+        "target",
+        "content_sha256",
+    )
+
+    @property
+    def certify(self) -> bool:
+        return self.mode == "certify"
+
+    def result_dicts(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.results]
+
+    def computed_verdict(self) -> tuple[str, list[str], list[str]]:
+        """(verdict, reasons, warnings) that the results give (``verdict`` below)."""
+        return verdict(self.result_dicts(), self.certify, self.backend.declared, self.interrupted is True)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schema": self.schema,
+            "schema_version": self.schema_version,
+            "suite_version": self.suite_version,
+            "created": self.created,
+            "command": self.command,
+            "mode": self.mode,
+            "environment": dict(self.environment),
+            "backend": self.backend.to_dict(),
+            "results": self.result_dicts(),
+            "summary": dict(self.summary),
+            "verdict": self.verdict,
+            "certified": self.certified,
+        }
+        if self.options is not None:
+            out["options"] = self.options.to_dict()
+        if self.operators is not None:
+            out["operators"] = [row.to_dict() for row in self.operators]
+        for key in self.OPTIONAL:
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, d: Any, schema_version: int | None = None) -> Report:
+        """The report in ``d``, its types checked as ``schema_version`` (default: the one ``d`` names,
+        else this suite's) requires them; ReportTypeError lists what is wrong."""
+        if not isinstance(d, dict):
+            raise ReportTypeError([f"holds a JSON {kind_of(d).split()[-1]}, not a report object"])
+        if schema_version is None:
+            named = d.get("schema_version")
+            schema_version = named if isinstance(named, int) and _is(named, "int") else REPORT_SCHEMA_VERSION
+        problems = type_problems(d, schema_version)
+        if problems:
+            raise ReportTypeError(problems)
+        known = (
+            "schema",
+            "schema_version",
+            "suite_version",
+            "created",
+            "command",
+            "mode",
+            "environment",
+            "backend",
+            "results",
+            "summary",
+            "verdict",
+            "certified",
+            "options",
+            "operators",
+            *cls.OPTIONAL,
+        )
+        return cls(
+            schema=d["schema"],
+            schema_version=d["schema_version"],
+            suite_version=d["suite_version"],
+            created=d["created"],
+            command=d["command"],
+            mode=d["mode"],
+            environment=d["environment"],
+            backend=Backend.from_dict(d["backend"]),
+            results=[Result.from_dict(r) for r in d["results"]],
+            summary=d["summary"],
+            verdict=d["verdict"],
+            certified=d["certified"],
+            options=Options.from_dict(d["options"]) if "options" in d else None,
+            operators=[OperatorRow.from_dict(o) for o in d["operators"]] if "operators" in d else None,
+            **{k: d.get(k) for k in cls.OPTIONAL},
+            extra=_extra(d, known),
+        )
+
+
 def _version_of(dist: str) -> str | None:
     import importlib.metadata as md
 
@@ -138,7 +686,9 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
         try:
             libraries.append({"path": path, "sha256": file_sha256(path)})
         except OSError as exc:
-            libraries.append({"path": path, "sha256": None, "error": f"{type(exc).__name__}: {exc.strerror}"})
+            libraries.append(
+                {"path": path, "sha256": None, "error": f"{type(exc).__name__}: {exc.strerror or exc}"}
+            )
     return libraries
 
 
@@ -154,7 +704,7 @@ def build_report(
     duration_s: float,
     operators: list[dict[str, Any]] | None = None,
     target: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
     ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
@@ -168,48 +718,47 @@ def build_report(
 
     capabilities = descriptor.capabilities()
     verdict_text, reasons, warnings = verdict(results, certify, capabilities, interrupted)
-    report = {
-        "schema": SCHEMA,
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "suite_version": SUITE_VERSION,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command or shlex.join(sys.argv),
-        "mode": "certify" if certify else "standard",
-        "options": options,
-        "environment": {
+    return Report(
+        schema=SCHEMA,
+        schema_version=REPORT_SCHEMA_VERSION,
+        suite_version=SUITE_VERSION,
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        command=command or shlex.join(sys.argv),
+        mode="certify" if certify else "standard",
+        options=Options.from_dict(options),
+        environment={
             "executorch": _version_of("executorch"),
             "torch": _version_of("torch"),
             "python": platform.python_version(),
             "platform": platform.platform(),
             "machine": platform.machine(),
         },
-        "backend": {
-            "id": descriptor.backend_id,
-            "distribution": descriptor.distribution,
-            "version": descriptor.version,
-            "installed_version": _version_of(descriptor.distribution),
-            "capabilities": capabilities,
-            "runtime_libraries": runtime_libraries(descriptor),
-        },
-        "selected": list(selected),
-        "results": results,
-        "summary": summarize(results),
-        "interrupted": interrupted,
-        "verdict": verdict_text,
-        "verdict_reasons": reasons,
-        "warnings": warnings,
-        "certified": verdict_text == "certified",
-        "duration_s": round(duration_s, 1),
-    }
-    if operators is not None:
-        report["operators"] = operators
-    if target is not None:
-        report["target"] = target
-    return report
+        backend=Backend(
+            id=descriptor.backend_id,
+            distribution=descriptor.distribution,
+            version=descriptor.version,
+            installed_version=_version_of(descriptor.distribution),
+            capabilities=capabilities,
+            runtime_libraries=[RuntimeLibrary.from_dict(lib) for lib in runtime_libraries(descriptor)],
+        ),
+        selected=list(selected),
+        results=[Result.from_dict(r) for r in results],
+        summary=summarize(results),
+        interrupted=interrupted,
+        verdict=verdict_text,
+        verdict_reasons=reasons,
+        warnings=warnings,
+        certified=verdict_text == "certified",
+        duration_s=round(duration_s, 1),
+        operators=None if operators is None else [OperatorRow.from_dict(row) for row in operators],
+        target=target,
+    )
 
 
-def write_report(report: dict[str, Any], path: str | Path) -> dict[str, Any]:
-    sealed = seal(report)
+def write_report(report: Report | dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """Seals ``report`` and writes it to ``path`` (sorted keys, an indent of 2, a final newline); the sealed
+    JSON object."""
+    sealed = seal(report.to_dict() if isinstance(report, Report) else report)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(sealed, indent=2, sort_keys=True) + "\n")
     return sealed

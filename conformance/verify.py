@@ -15,22 +15,39 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import math
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import semver
 
-from conformance.outcomes import EXPECTED_FAILURE, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
-from conformance.report import content_hash, verdict
-from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
+from conformance.outcomes import (
+    CAPABILITY_ABSENT,
+    EXPECTED_FAILURE,
+    FAILED,
+    MUST,
+    NOT_APPLICABLE,
+    OUTCOMES,
+    PASSED,
+    UNEXPECTED_PASS,
+)
+from conformance.report import (
+    MODES,
+    SCHEMA,
+    NotARegularFile,
+    Report,
+    ReportTypeError,
+    content_hash,
+    kind_of,
+    open_regular,
+)
+from conformance.version import REPORT_SCHEMA_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
 
 #: verify and badge read at most this many bytes of a file.
 MAX_READ_BYTES = 64 * 1024 * 1024
-
-SCHEMA = "executorch-conformance-report"
-MODES = ("certify", "standard")
 
 
 class Unreadable(ValueError):
@@ -40,13 +57,13 @@ class Unreadable(ValueError):
 def read_json(path: str | Path, max_bytes: int = MAX_READ_BYTES) -> Any:
     """The JSON value in ``path``, read only if it is at most ``max_bytes`` long."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             if size > max_bytes:
                 raise Unreadable(f"is {_size(size)}, more than the {_size(max_bytes)} verify reads; not read")
             data = f.read(max_bytes + 1)  # a pipe or a growing file has no size worth trusting
-    except IsADirectoryError:
-        raise Unreadable("is a directory, not a file") from None
+    except NotARegularFile as exc:
+        raise Unreadable(str(exc).removeprefix(f"{path} ")) from None
     except OSError as exc:
         raise Unreadable(f"cannot be read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
@@ -94,9 +111,17 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses as inf, which JSON cannot hold
+        raise ValueError(f"the number {text[:40]} is too large for a double")
+    return value
+
+
 def loads_strict(text: str | bytes) -> Any:
-    """json.loads, refusing duplicate keys and NaN/Infinity (ValueError, RecursionError)."""
-    return json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
+    """json.loads, refusing duplicate keys, NaN/Infinity and numbers that overflow to infinity
+    (ValueError, RecursionError)."""
+    return json.loads(text, object_pairs_hook=_object, parse_constant=_constant, parse_float=_finite)
 
 
 def _size(n: int) -> str:
@@ -104,128 +129,6 @@ def _size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
     return f"{n} bytes"
-
-
-# --------------------------------------------------------------------------- types
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-class _Types:
-    """Collects 'FIELD is X, not Y' problems."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def want(self, obj: dict, key: str, where: str, *kinds: str, required: bool = True) -> bool:
-        path = f"{where}.{key}" if where else key
-        if key not in obj:
-            if required:
-                self.problems.append(f"field {path!r} is missing")
-            return False
-        value = obj[key]
-        if not any(_is(value, k) for k in kinds):
-            self.problems.append(
-                f"field {path!r} is {_kind(value)}, not {' or '.join(_NAMES[k] for k in kinds)}"
-            )
-            return False
-        return True
-
-    def want_list_of(self, obj: dict, key: str, where: str, item: str, required: bool = True) -> bool:
-        if not self.want(obj, key, where, "list", required=required):
-            return False
-        path = f"{where}.{key}" if where else key
-        for i, value in enumerate(obj[key]):
-            if not _is(value, item):
-                self.problems.append(f"field {path}[{i}] is {_kind(value)}, not {_NAMES[item]}")
-                return False
-        return True
-
-
-_NAMES = {
-    "str": "a string",
-    "int": "an integer",
-    "num": "a number",
-    "bool": "a boolean",
-    "dict": "an object",
-    "list": "a list",
-    "null": "null",
-}
-
-
-def _is(value: Any, kind: str) -> bool:
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "num":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "null":
-        return value is None
-    return isinstance(value, {"str": str, "bool": bool, "dict": dict, "list": list}[kind])
-
-
-def _type_problems(report: dict[str, Any], schema_version: int) -> list[str]:
-    t = _Types()
-    for key in ("schema", "suite_version", "created", "command", "mode", "verdict", "content_sha256"):
-        t.want(report, key, "", "str")
-    t.want(report, "schema_version", "", "int")
-    t.want(report, "certified", "", "bool")
-    t.want(report, "duration_s", "", "num", required=False)
-    t.want_list_of(report, "verdict_reasons", "", "str", required=False)
-    t.want_list_of(report, "warnings", "", "str", required=False)
-    if t.want(report, "environment", "", "dict"):
-        for key in ("executorch", "torch", "python", "platform", "machine"):
-            t.want(report["environment"], key, "environment", "str", "null", required=False)
-    if t.want(report, "backend", "", "dict"):
-        backend = report["backend"]
-        for key in ("id", "distribution", "version"):
-            t.want(backend, key, "backend", "str")
-        t.want(backend, "installed_version", "backend", "str", "null", required=False)
-        t.want_list_of(backend, "capabilities", "backend", "str", required=False)
-        if t.want_list_of(backend, "runtime_libraries", "backend", "dict", required=schema_version >= 2):
-            for i, lib in enumerate(backend["runtime_libraries"]):
-                t.want(lib, "path", f"backend.runtime_libraries[{i}]", "str")
-                t.want(lib, "sha256", f"backend.runtime_libraries[{i}]", "str", "null")
-    if t.want(report, "summary", "", "dict"):
-        for key, value in report["summary"].items():
-            if key not in (*OUTCOMES, "total"):
-                t.problems.append(f"field 'summary.{key}' is not an outcome or 'total'")
-            elif not _is(value, "int"):
-                t.problems.append(f"field 'summary.{key}' is {_kind(value)}, not an integer")
-        if "total" not in report["summary"]:
-            t.problems.append("field 'summary.total' is missing")
-    if t.want_list_of(report, "results", "", "dict"):
-        for i, r in enumerate(report["results"]):
-            where = f"results[{i}]"
-            for key in ("id", "clause", "level", "title", "outcome", "reason"):
-                t.want(r, key, where, "str")
-            t.want(r, "applies_if", where, "str", "null", required=schema_version >= 2)
-            t.want(r, "duration_s", where, "num", "null", required=False)
-    if schema_version >= 2:
-        t.want_list_of(report, "selected", "", "str")
-        if "interrupted" in report:
-            t.want(report, "interrupted", "", "bool")
-        if t.want(report, "options", "", "dict"):
-            options = report["options"]
-            t.want(options, "backend", "options", "str")
-            t.want(options, "expectations", "options", "str", "null")
-            t.want(options, "certify", "options", "bool")
-            if "checks" in options and _is(options["checks"], "list"):
-                t.want_list_of(options, "checks", "options", "str")
-            else:
-                t.want(options, "checks", "options", "str", "null")
-            t.want(options, "timeout", "options", "num", "null")
-            t.want(options, "workers", "options", "int")
-    return t.problems
 
 
 # --------------------------------------------------------------------------- the verification
@@ -305,9 +208,10 @@ def check_report(
     from conformance.released import releases
 
     released = releases() if released is None else released
+    judged_on_another_day = today is not None and today != _today()
     today = today or _today()
     if not isinstance(report, dict):
-        return Verification([f"holds a JSON {_kind(report).split()[-1]}, not a report object"])
+        return Verification([f"holds a JSON {kind_of(report).split()[-1]}, not a report object"])
     if report.get("schema") != SCHEMA:
         return Verification(
             [f"field 'schema' is {report.get('schema')!r}, not {SCHEMA!r}: not a conformance report"]
@@ -315,9 +219,11 @@ def check_report(
     version = report.get("suite_version")
     release = released.get(version) if isinstance(version, str) else None
     schema_version = release.report_schema_version if release else REPORT_SCHEMA_VERSION
-    problems = _type_problems(report, schema_version)
-    if problems:
-        return Verification(problems)
+    try:
+        parsed = Report.from_dict(report, schema_version)
+    except ReportTypeError as exc:
+        return Verification(exc.problems)
+    problems: list[str] = []
 
     if release is None:
         known = ", ".join(released) or "none"
@@ -329,22 +235,22 @@ def check_report(
                 )
             ]
         )
-    if report["schema_version"] != release.report_schema_version:
+    if parsed.schema_version != release.report_schema_version:
         problems.append(
-            f"schema_version is {report['schema_version']}, but suite {version} writes "
+            f"schema_version is {parsed.schema_version}, but suite {version} writes "
             f"schema_version {release.report_schema_version}"
         )
-    actual = content_hash(report)
-    if actual != report["content_sha256"]:
+    actual = content_hash(report)  # of the object read: every field, known or not
+    if actual != parsed.content_sha256:
         problems.append(
-            f"content hash mismatch: the report says {report['content_sha256'][:16]}…, its content hashes to "
+            f"content hash mismatch: the report says {str(parsed.content_sha256)[:16]}…, its content hashes to "
             f"{actual[:16]}…; the report was edited after it was written"
         )
-    problems += _window_problems(report["created"], release, today)
-    if report["mode"] not in MODES:
-        problems.append(f"mode is {report['mode']!r}, not 'certify' or 'standard'")
-    certify = report["mode"] == "certify"
-    capabilities = report["backend"].get("capabilities", [])
+    problems += _window_problems(parsed.created, release, today, judged_on_another_day)
+    if parsed.mode not in MODES:
+        problems.append(f"mode is {parsed.mode!r}, not 'certify' or 'standard'")
+    certify = parsed.certify
+    capabilities = parsed.backend.declared
     for capability in capabilities:
         if capability not in release.capabilities:
             problems.append(
@@ -352,17 +258,19 @@ def check_report(
                 f"applies to (known: {', '.join(sorted(release.capabilities)) or 'none'})"
             )
 
-    results = report["results"]
+    results = parsed.result_dicts()
     problems += _result_problems(results, release)
-    problems += _summary_problems(report["summary"], results)
+    problems += _summary_problems(parsed.summary, results)
+    problems += _applicability_problems(report, release, capabilities)
+    problems += _operator_problems(report, release)
     if schema_version >= 2:
         problems += _selection_problems(report, release, certify)
+        problems += _target_problems(report)
     if certify:
         missing = [i for i in release.check_ids if i not in {r["id"] for r in results}]
         if missing:
             problems.append(
-                f"certify mode needs every check of suite {version}, but the report lacks "
-                f"{', '.join(missing)}"
+                f"certify mode needs every check of suite {version}, but the report lacks {_some(missing)}"
             )
         for r in results:
             # A certify run refuses expected failures before it starts: one in a certify report is forged.
@@ -372,29 +280,35 @@ def check_report(
                     f"certify mode forbids expected failures, but {r['id']} is one ({r['reason']})"
                 )
 
-    outcomes_ok = all(r["outcome"] in OUTCOMES for r in results)
+    outcomes_ok = all(r.outcome in OUTCOMES for r in parsed.results)
     result = Verification(problems, certify=certify)
     if outcomes_ok and results:
-        interrupted = report.get("interrupted") is True
-        expected, reasons, warnings = verdict(results, certify, capabilities, interrupted)
+        expected, reasons, warnings = parsed.computed_verdict()
         result.verdict = expected
         result.counts, result.waived, result.exempt = tally(results, capabilities)
-        if report["verdict"] != expected or report["certified"] != (expected == "certified"):
+        if parsed.verdict != expected or parsed.certified != (expected == "certified"):
             problems.append(
-                f"the report claims verdict {report['verdict']!r} (certified={report['certified']}), its results "
+                f"the report claims verdict {parsed.verdict!r} (certified={parsed.certified}), its results "
                 f"give {expected!r}"
             )
-        if version == SUITE_VERSION:  # the reasons' wording is this suite's
+        if schema_version >= 2:  # the reasons' wording has not changed since schema 2 (suite 0.2.0)
             for key, mine in (("verdict_reasons", reasons), ("warnings", warnings)):
-                if key in report and report[key] != mine:
+                theirs = getattr(parsed, key)
+                if theirs is not None and theirs != mine:
                     problems.append(
-                        f"{key} differ from what the results give: the report says {report[key]!r}, "
+                        f"{key} differ from what the results give: the report says {theirs!r}, "
                         f"the results give {mine!r}"
                     )
     return result
 
 
-def _window_problems(created: str, release, today: datetime.date) -> list[str]:
+#: How the suite writes ``created``: UTC, to the second (report.created_now()).
+_CREATED = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00")
+
+
+def _window_problems(created: str, release, today: datetime.date, another_day: bool = False) -> list[str]:
+    """The validity window. ``today`` is the day judged on (``--at``, else the clock); whatever it is, a
+    report created after the clock's today (with a day's grace for clock skew) is from the future."""
     problems = []
     try:
         when = datetime.datetime.fromisoformat(created)
@@ -402,14 +316,22 @@ def _window_problems(created: str, release, today: datetime.date) -> list[str]:
         return [f"created {created!r} is not an ISO 8601 time"]
     if when.tzinfo is None:
         return [f"created {created!r} has no time zone"]
-    day = when.astimezone(datetime.timezone.utc).date()
+    if not _CREATED.fullmatch(created):
+        return [
+            f"created {created!r} is not a UTC time to the second as the suite writes it (YYYY-MM-DDTHH:MM:SS+00:00)"
+        ]
+    day = when.date()
     v = release.suite_version
     if day < release.released:
         problems.append(f"created {day}, before suite version {v} was released ({release.released})")
     if day > release.valid_until:
         problems.append(f"created {day}, after suite version {v} stopped being valid ({release.valid_until})")
-    if day > today + datetime.timedelta(days=1):
-        problems.append(f"created {day}, which is in the future (today is {today})")
+    clock = _today()
+    if day > min(today, clock) + datetime.timedelta(days=1):
+        if another_day and day <= clock + datetime.timedelta(days=1):
+            problems.append(f"created {day}, after {today}, the day it is judged on (--at)")
+        else:
+            problems.append(f"created {day}, which is in the future (today is {min(today, clock)})")
     if today > release.valid_until:
         problems.append(
             f"suite version {v} was valid until {release.valid_until}; its reports have expired "
@@ -418,10 +340,16 @@ def _window_problems(created: str, release, today: datetime.date) -> list[str]:
     return problems
 
 
+def _some(ids: list[str], most: int = 12) -> str:
+    """``ids`` joined, the first ``most`` of them (a forged report may list millions)."""
+    shown = ", ".join(str(i)[:40] for i in ids[:most])
+    return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
+
+
 def _result_problems(results: list[dict[str, Any]], release) -> list[str]:
     if not results:
         return ["results is empty: a report must hold the result of every check it ran"]
-    problems = []
+    problems: list[str] = []
     v = release.suite_version
     for id_, n in Counter(r["id"] for r in results).items():
         if n > 1:
@@ -460,6 +388,147 @@ def _summary_problems(summary: dict[str, int], results: list[dict[str, Any]]) ->
     return problems
 
 
+#: Exemption reasons of released suite versions other than CAPABILITY_ABSENT: up to 0.3.0, NDATA-3 tested the
+#: executorch API before the capability, so an exempt NDATA-3 on executorch < 1.5 gave this reason.
+_EARLIER_EXEMPT_REASONS = {
+    "NDATA-3": (
+        "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
+        "so no .ptd can be given from Python"
+    ),
+}
+#: Outcomes a conditional check cannot have when its capability is not declared: it tests the capability
+#: before anything else (a setup error, a crash or a lost worker can still happen).
+_RAN = (PASSED, FAILED, EXPECTED_FAILURE, UNEXPECTED_PASS)
+
+
+def _applicability_problems(report: dict[str, Any], release, capabilities: list[str]) -> list[str]:
+    """Conditional checks must agree with backend.capabilities: a check of an undeclared capability did not
+    run, and is exempt only for the reason the suite gives (a declared not-applicable does not replace it:
+    the plugin leaves such a check to say CAPABILITY_ABSENT itself)."""
+    problems = []
+    for capability, n in Counter(capabilities).items():
+        if n > 1:
+            problems.append(f"backend.capabilities lists {capability!r} {n} times")
+    schema_2 = isinstance(report.get("options"), dict)  # schema 1 (suite 0.1.0) worded reasons its own way
+    for i, r in enumerate(report["results"]):
+        released = release.checks.get(r["id"])
+        capability = released and released["applies_if"]
+        if not capability:
+            continue
+        absent = CAPABILITY_ABSENT.get(capability)
+        where = f"results[{i}] ({r['id']})"
+        if capability in capabilities:
+            if r["outcome"] == NOT_APPLICABLE and r["reason"] == absent:
+                problems.append(
+                    f"{where} is not applicable because {absent!r}, but backend.capabilities declares "
+                    f"{capability!r}"
+                )
+        elif r["outcome"] in _RAN:
+            problems.append(
+                f"{where} is {r['outcome']}, but backend.capabilities does not declare {capability!r}: a check "
+                f"that applies to {capability} runs only for a backend that declares it"
+            )
+        elif (
+            r["outcome"] == NOT_APPLICABLE
+            and schema_2
+            and r["reason"] not in (absent, _EARLIER_EXEMPT_REASONS.get(r["id"]))
+        ):
+            problems.append(
+                f"{where} is exempt (backend.capabilities does not declare {capability!r}), but its reason "
+                f"{r['reason'][:200]!r} is not the one the suite gives for that ({absent!r})"
+            )
+    return problems
+
+
+_OPS = ("OPS-1", "OPS-2")
+
+
+def _operator_problems(report: dict[str, Any], release) -> list[str]:
+    """The operators section must be the rows the OPS checks' outcomes rest on."""
+    problems: list[str] = []
+    outcome = {r["id"]: r["outcome"] for r in report["results"] if r["id"] in _OPS}
+    rows = report.get("operators")
+    if rows is None:
+        problems += [
+            f"{i} passed, but the report has no operators section (an OPS check records one row per "
+            "declared operator and dtype)"
+            for i in _OPS
+            if outcome.get(i) == PASSED
+        ]
+        return problems
+    if all(outcome.get(i, NOT_APPLICABLE) == NOT_APPLICABLE for i in _OPS):
+        return ["the report has an operators section, but no OPS check ran"]
+    if not rows:
+        return [
+            "the operators section is empty; an OPS check that ran records every declared operator and dtype"
+        ]
+    both = outcome.get("OPS-1") == PASSED and outcome.get("OPS-2") == PASSED
+    seen: set[tuple[str, str]] = set()
+    for j, row in enumerate(rows):
+        pair = (row["op"], row["dtype"])
+        where = f"operators[{j}] ({row['op']} {row['dtype']})"
+        if pair in seen:
+            problems.append(f"{where} appears twice in operators")
+        seen.add(pair)
+        cases = row["cases"]
+        for key, bound, name in (
+            ("excluded", cases, "cases"),
+            ("delegated", cases, "cases"),
+            ("ran", row["delegated"], "delegated"),
+            ("passed", row["ran"], "ran"),
+        ):
+            if row[key] > bound:
+                problems.append(f"{where}: {key} is {row[key]}, more than its {bound} {name}")
+        if row["ran"] == 0 and (row["worst_error"] is not None or row["tolerance_used"] is not None):
+            problems.append(f"{where}: no case ran, yet it records a worst error")
+        if outcome.get("OPS-1") == PASSED and row["delegated"] < cases - row["excluded"]:
+            problems.append(
+                f"OPS-1 passed, but {where} has {row['delegated']} delegated of {cases - row['excluded']} "
+                "cases that must be"
+            )
+        if outcome.get("OPS-2") == PASSED and row["passed"] != row["ran"]:
+            problems.append(
+                f"OPS-2 passed, but {where} passed {row['passed']} of the {row['ran']} cases that ran"
+            )
+        if both and row["first_failing"] is not None:
+            problems.append(
+                f"OPS-1 and OPS-2 passed, but {where} names a failing case ({row['first_failing']['case']})"
+            )
+    if outcome.get("OPS-2") == PASSED and not any(row["ran"] for row in rows):
+        problems.append("OPS-2 passed, but no operator case ran (operators: ran is 0 for every row)")
+    if release.operator_cases is not None:
+        problems += _corpus_problems(rows, release)
+    return problems
+
+
+def _corpus_problems(rows: list[dict[str, Any]], release) -> list[str]:
+    """Each row's case count must be what the released corpus has for the pair (with or without its cases
+    of dynamic shapes, which run only for an operator declared dynamic; 0 for a pair it lacks)."""
+    problems = []
+    for j, row in enumerate(rows):
+        op = row["op"].removesuffix(".default")
+        allowed = set(release.operator_cases.get(op, {}).get(row["dtype"], (0, 0)))
+        if row["cases"] not in allowed:
+            told = " or ".join(str(n) for n in sorted(allowed))
+            problems.append(
+                f"operators[{j}] ({row['op']} {row['dtype']}) has {row['cases']} cases, but the corpus of suite "
+                f"{release.suite_version} has {told} for it"
+            )
+    return problems
+
+
+def _target_problems(report: dict[str, Any]) -> list[str]:
+    target, url = report.get("target"), report["options"].get("target")
+    if target is not None and target["url"] != url:
+        return [
+            (
+                f"the report has a target section ({target['url']!r}), but options.target is {url!r}: "
+                "a target section comes only from a run with --target"
+            )
+        ]
+    return []
+
+
 def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[str]:
     problems = []
     selected, options = report["selected"], report["options"]
@@ -469,13 +538,14 @@ def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[
             problems.append(f"selected lists {id_} {n} times")
     unknown = [s for s in selected if s not in release.checks]
     if unknown:
-        problems.append(f"selected names {', '.join(unknown)}, not checks of suite {release.suite_version}")
+        problems.append(f"selected names {_some(unknown)}, not checks of suite {release.suite_version}")
     lost = [s for s in selected if s not in ids]
     if lost:
-        problems.append(f"selected {', '.join(lost)}, but the results lack them")
-    extra = [r["id"] for r in report["results"] if r["id"] not in selected]
+        problems.append(f"selected {_some(lost)}, but the results lack them")
+    chosen = set(selected)
+    extra = [r["id"] for r in report["results"] if r["id"] not in chosen]
     if extra:
-        problems.append(f"results hold {', '.join(extra)}, which the run did not select")
+        problems.append(f"results hold {_some(extra)}, which the run did not select")
     if options["certify"] != certify:
         problems.append(f"options.certify is {options['certify']} but mode is {report['mode']!r}")
     if certify and options["checks"] is not None:
@@ -484,14 +554,13 @@ def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[
         problems.append(f"options.workers is {options['workers']}")
     wanted = expand_checks(options["checks"], release.check_ids)
     desc = "null (every check)" if options["checks"] is None else repr(options["checks"])
-    not_selected = [i for i in wanted if i not in selected]
+    not_selected = [i for i in wanted if i not in chosen]
     if not_selected:
-        problems.append(f"options.checks {desc} selects {', '.join(not_selected)}, which selected lacks")
-    not_wanted = [i for i in selected if i in release.checks and i not in wanted]
+        problems.append(f"options.checks {desc} selects {_some(not_selected)}, which selected lacks")
+    wanted_set = set(wanted)
+    not_wanted = [i for i in selected if i in release.checks and i not in wanted_set]
     if not_wanted:
-        problems.append(
-            f"selected holds {', '.join(not_wanted)}, which options.checks {desc} does not select"
-        )
+        problems.append(f"selected holds {_some(not_wanted)}, which options.checks {desc} does not select")
     return problems
 
 

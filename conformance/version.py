@@ -7,5 +7,6 @@ SUITE_VERSION = "0.3.0"
 #: each within its validity window.
 SUPPORTED_REPORT_SUITE_VERSIONS = ">=0.1.0,<0.3.0"
 
-#: Version of the JSON report schema (docs/report-schema.md).
+#: The ``schema`` field of every report, and the version of the JSON report schema (docs/report-schema.md).
+REPORT_SCHEMA = "executorch-conformance-report"
 REPORT_SCHEMA_VERSION = 2

@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.descriptor import CompositionSupport
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 
@@ -21,7 +21,7 @@ XNNPACK_ID = "XnnpackBackend"
 def _support(ctx: Context) -> CompositionSupport:
     support = ctx.descriptor.composition
     if support is None:
-        raise NotApplicable("the descriptor declares no composition with XNNPACK (composition is None)")
+        raise NotApplicable(CAPABILITY_ABSENT["composition"])
     return support
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.descriptor import DynamicShapesSupport
-from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.vendor_worker import unpack
@@ -21,7 +21,7 @@ TASK = "conformance.capability_tasks:dynamic_flow"
 def _support(ctx: Context) -> DynamicShapesSupport:
     support = ctx.descriptor.dynamic_shapes
     if support is None:
-        raise NotApplicable("the descriptor declares no dynamic shapes (dynamic_shapes is None)")
+        raise NotApplicable(CAPABILITY_ABSENT["dynamic_shapes"])
     return support
 
 

@@ -204,6 +204,7 @@ def runs_with_data_file(ctx: Context) -> None:
 
     from executorch.runtime import Runtime
 
+    ctx.require_named_data()  # the capability first: an undeclared one is exempt, whatever else is missing
     if "data_path" not in inspect.signature(Runtime.load_program).parameters:
         raise NotApplicable(
             "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "

@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.descriptor import QuantizedSupport
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.vendor_worker import unpack
@@ -21,7 +21,7 @@ TASK = "conformance.capability_tasks:quantized_flow"
 def _support(ctx: Context) -> QuantizedSupport:
     support = ctx.descriptor.quantized
     if support is None:
-        raise NotApplicable("the descriptor declares no quantized flow (quantized is None)")
+        raise NotApplicable(CAPABILITY_ABSENT["quantized"])
     return support
 
 

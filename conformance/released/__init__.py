@@ -8,6 +8,10 @@ committed with the release. Each holds:
 ``released``               the release date (``YYYY-MM-DD``)
 ``valid_until``            the last day on which ``verify`` accepts its reports
 ``checks``                 every check of that version: id, clause, level, title, applies_if
+``operator_cases``         (from 0.3.0) per corpus operator and dtype, how many cases the OPS checks
+                           run: ``[without the dynamic-shape cases, with them]`` (those run only for an
+                           operator declared dynamic); ``verify`` compares the report's ``operators``
+                           rows with it
 
 ``verify`` compares a report with the file of the suite version that wrote
 it: a report whose checks differ from that list, or whose suite version has
@@ -39,6 +43,8 @@ class Release:
     valid_until: datetime.date
     #: check id -> {"id", "clause", "level", "title", "applies_if"}, in check order
     checks: dict[str, dict[str, Any]]
+    #: operator -> dtype -> (cases without dynamic shapes, all cases); None when the file has none
+    operator_cases: dict[str, dict[str, tuple[int, int]]] | None = None
 
     @property
     def check_ids(self) -> list[str]:
@@ -56,6 +62,11 @@ def _parse(data: dict[str, Any]) -> Release:
         released=datetime.date.fromisoformat(data["released"]),
         valid_until=datetime.date.fromisoformat(data["valid_until"]),
         checks={c["id"]: {k: c[k] for k in CHECK_FIELDS} for c in data["checks"]},
+        operator_cases=(
+            {op: {d: (n[0], n[1]) for d, n in by.items()} for op, by in data["operator_cases"].items()}
+            if "operator_cases" in data
+            else None
+        ),
     )
 
 
@@ -78,6 +89,18 @@ def registry_checks() -> list[dict[str, Any]]:
     return [{k: getattr(c, k) for k in CHECK_FIELDS} for c in all_checks()]
 
 
+def corpus_case_counts() -> dict[str, dict[str, list[int]]]:
+    """operator -> dtype -> [cases without dynamic shapes, all cases] of this source tree's corpus."""
+    from conformance.operators import corpus
+
+    out: dict[str, dict[str, list[int]]] = {}
+    for op, entry in corpus.operators().items():
+        for dtype in entry.dtypes:
+            made = corpus.cases(op, dtype)
+            out.setdefault(op, {})[dtype] = [sum("dynamic" not in c.traits for c in made), len(made)]
+    return out
+
+
 def release_data(released: str, valid_until: str) -> dict[str, Any]:
     from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
 
@@ -89,4 +112,5 @@ def release_data(released: str, valid_until: str) -> dict[str, Any]:
         "released": released,
         "valid_until": valid_until,
         "checks": registry_checks(),
+        "operator_cases": corpus_case_counts(),
     }

@@ -152,7 +152,7 @@ def test_fail_edited_to_pass_verdict_recomputed_and_resealed_is_caught_by_the_si
             "--key",
             tmp_path / "k.pem",
             "--wheel",
-            make_wheel(tmp_path / "w.whl"),
+            make_wheel(tmp_path / "executorch_reference_backend-0.2.0-py3-none-any.whl"),
         ).returncode
         == 0
     )

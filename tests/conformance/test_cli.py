@@ -13,6 +13,7 @@ import pytest
 from suite_runner import results_by_id, run_suite
 
 from conformance.checks import all_checks
+from conformance.outcomes import CAPABILITY_ABSENT
 from conformance.version import SUITE_VERSION
 
 
@@ -225,15 +226,28 @@ def test_conditional_checks_do_not_block_certification_of_backends_without_the_c
 def test_checks_that_raise_not_applicable_are_reported_as_such(tmp_path):
     """NotApplicable raised inside a check (here: no named data declared) is
     'not_applicable', not a failure."""
+    # NDATA-2 declared not applicable too: for a capability the backend does not declare, the check's own
+    # reason (the capability is absent) is what the report records, and what verify accepts as exempt.
+    expectations = tmp_path / "expectations.toml"
+    expectations.write_text('[not_applicable]\n"NDATA-2" = "we do not use named data"\n')
     code, report, output = run_suite(
-        tmp_path, "broken_backends.descriptors:NO_NAMED_DATA", "--checks", "NDATA"
+        tmp_path,
+        "broken_backends.descriptors:NO_NAMED_DATA",
+        "--checks",
+        "NDATA",
+        "--expectations",
+        expectations,
     )
     assert code == 0, output
     results = results_by_id(report)
     assert {r["outcome"] for r in results.values()} == {"not_applicable"}
-    assert all("declares no named data support" in r["reason"] for r in results.values())
+    assert all(r["reason"] == CAPABILITY_ABSENT["named_data"] for r in results.values())
     assert all(r["applies_if"] == "named_data" for r in results.values())
     assert report["backend"]["capabilities"] == [] and report["verdict"] == "conformant"
+    # The exemption verify accepts is the one the run writes.
+    from conformance.verify import check_report
+
+    assert check_report(report).ok, check_report(report).problems
 
 
 def test_the_terminal_shows_progress_and_the_table_only(certified):
