@@ -154,11 +154,14 @@ def build_report(
     duration_s: float,
     operators: list[dict[str, Any]] | None = None,
     target: dict[str, Any] | None = None,
+    models: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
     ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
-    runner's libraries there), reported as the ``target`` section when given."""
+    runner's libraries there), reported as the ``target`` section when given. ``models``: the rows of the
+    model tier (``--et-models``), reported as the ``models`` section when given; they never change the
+    verdict."""
     import datetime
     import platform
     import shlex
@@ -205,6 +208,8 @@ def build_report(
         report["operators"] = operators
     if target is not None:
         report["target"] = target
+    if models is not None:
+        report["models"] = models
     return report
 
 

@@ -99,10 +99,29 @@ def test_operator_defect_is_caught(tmp_path, name):
     failure = cases[(op, dtype)].find("failure")
     assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
     assert all(c.find("failure") is None for key, c in cases.items() if key != (op, dtype))
+    assert "models" not in report and "models" not in report["options"]  # the model tier runs only when asked
 
 
 def test_reference_backend_passes_every_declared_operator(tmp_path):
-    code, report, _output = run(tmp_path, "ReferenceBackend")
+    """Also the model tier, in the same run (one suite start-up): every standard model is partly delegated
+    and matches eager PyTorch (tests/operators/test_models.py tests the tier's defects)."""
+    code, report, output = run(tmp_path, "ReferenceBackend", "--models")
+    models = {m["model"]: m for m in report["models"]}
+    assert list(models) == ["resnet", "mobilenet_v2", "vit", "m5"], models
+    for m in models.values():
+        assert m["result"] == "matched", m
+        assert 0 < m["delegated_nodes"] < m["nodes"] and m["delegates"] > 0, m
+        assert m["delegated_fraction"] == round(m["delegated_nodes"] / m["nodes"], 4), m
+        assert sum(m["cpu_ops"].values()) == m["nodes"] - m["delegated_nodes"], m
+        assert m["max_abs_error"] is not None and m["tolerance_used"] < 0.1, m
+    # What the reference runtime lacks stays on CPU: batch norm, pooling, attention's bmm and softmax, 1-D convs.
+    assert "aten::_native_batch_norm_legit_no_training" in models["resnet"]["cpu_ops"]
+    assert "aten::hardtanh" in models["mobilenet_v2"]["cpu_ops"]
+    assert {"aten::bmm", "aten::_softmax", "aten::native_layer_norm"} <= set(models["vit"]["cpu_ops"])
+    assert "aten::convolution" in models["m5"]["cpu_ops"]
+    assert report["options"]["models"] == "all"
+    assert "models (report-only, not counted for the verdict):" in output
+    assert re.search(r"resnet +\d+/\d+ \(\d+%\) +\d+ +\S+ \(\S+%\) +matched", output), output
     results = {r["id"]: r for r in report["results"]}
     assert results["OPS-1"]["outcome"] == "passed", results["OPS-1"]
     assert results["OPS-2"]["outcome"] == "passed", results["OPS-2"]
