@@ -94,9 +94,10 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
 
 
 def _batches(cases: list[Case]) -> list[tuple[str, ...]]:
-    by_dtype: dict[str, list[str]] = {}
+    """Batches of one dtype; the dynamic cases lowered apart from the static ones."""
+    by_dtype: dict[tuple[str, bool], list[str]] = {}
     for c in cases:
-        by_dtype.setdefault(c.dtype, []).append(c.key)
+        by_dtype.setdefault((c.dtype, "dynamic" in c.traits), []).append(c.key)
     out = []
     for keys in by_dtype.values():
         out += [tuple(keys[i : i + BATCH]) for i in range(0, len(keys), BATCH)]

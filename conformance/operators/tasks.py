@@ -112,8 +112,10 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     flat_inputs: list[Any] = []
     per_case: list[dict[str, Any]] = []
     ranges: list[tuple[int, int]] = []
-    for key in keys:
+    dynamic: list[Any] = []
+    for at, key in enumerate(keys):
         c = case(key)
+        dynamic += c.dynamic_shapes(f"case{at}")
         step(f"making and running {c.describe()} in eager PyTorch")
         module, inputs = c.make()
         with torch.no_grad():
@@ -130,7 +132,8 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     batch = _Batch(modules, arity).eval()
     step(f"torch.export.export of {len(keys)} operator cases")
     try:
-        exported = torch.export.export(batch, tuple(flat_inputs))
+        shapes = (tuple(dynamic),) if any(d is not None for d in dynamic) else None
+        exported = torch.export.export(batch, tuple(flat_inputs), dynamic_shapes=shapes)
     except Exception as exc:  # noqa: BLE001  (not the vendor's code: the case itself cannot be exported)
         raise VendorError(
             f"the suite could not export the case(s): {type(exc).__name__}: {exc}"[:2000]

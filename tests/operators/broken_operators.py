@@ -155,3 +155,21 @@ class _AllOrNothingPartitioner(ReferencePartitioner):
 ALL_OR_NOTHING = dataclasses.replace(
     REFERENCE, make_partitioners=lambda: [_AllOrNothingPartitioner([blob_format_spec(*BLOB_FORMAT)])]
 )
+
+
+# --------------------------------------------------------------------------- dynamic shapes
+
+
+class _StaticOnly(OperatorSupportBase):
+    """Claims what the reference partitioner claims, but only with static shapes."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        val = node.meta.get("val")
+        static = not isinstance(val, torch.Tensor) or all(isinstance(d, int) for d in val.shape)
+        return static and why_unsupported(node) is None
+
+
+# Declares relu dynamic (as the reference backend does) but never claims a node of symbolic shape.
+DYNAMIC_NOT_CLAIMED = dataclasses.replace(
+    REFERENCE, make_partitioners=_with_support(_StaticOnly(), "StaticOnlyPartitioner")
+)

@@ -156,6 +156,25 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "3")
 
 
+def test_dynamic_case_not_claimed_is_caught(tmp_path):
+    """A backend that declares relu dynamic but whose partitioner claims only static shapes fails OPS-1 on the
+    corpus's dynamic cases, which name their bounds; the static cases pass."""
+    code, report, _output = run(
+        tmp_path, "broken_operators:DYNAMIC_NOT_CLAIMED", "--ops", "aten::relu", "--checks", "OPS-1"
+    )
+    (result,) = report["results"]
+    assert result["id"] == "OPS-1" and result["outcome"] == "failed", result
+    assert result["reason"].startswith("2 of "), result["reason"]
+    assert re.search(
+        r"aten::relu float32 case 'dynamic' \(float32\[3x5\] normal, dynamic dim 0 <= 8, dim 1 <= 12\): "
+        r"left on ExecuTorch's CPU kernels: aten::relu",
+        result["reason"],
+    ), result["reason"]
+    (row,) = report["operators"]
+    assert row["first_failing"]["case"] == "dynamic", row
+    assert code == 1
+
+
 def test_ops_selection_is_validated(tmp_path):
     cmd = [
         sys.executable,
