@@ -38,6 +38,8 @@ TRAITS = {
     "stress": "values at the edges: zero, negative zero, large magnitude, near the domain's edge",
     "inf_nan": "infinities and NaN, where the operator defines a result for them",
     "large": "a tensor of more than 10^5 elements",
+    "quantized": "int8 tensors through dequantize -> operator -> quantize; only for a backend that declares "
+    "quantized support and the operator",
     "dynamic": "bounded dynamic dimensions (torch.export.Dim with a max): the program is planned for the bounds and "
     "run below them; only for operators declared dynamic",
 }
@@ -71,6 +73,8 @@ class Tolerance:
     abs_ulps: float
     why: str
     per_term: bool = False
+    #: integer (quantized) results within the descriptor's QuantizedSupport.max_steps of eager PyTorch's
+    steps: bool = False
 
     def bounds(self, dtype: str, magnitude: float = 1.0, reduction: int = 0) -> tuple[float, float]:
         """(rtol, atol) for a result of ``dtype``."""
@@ -233,6 +237,8 @@ class Case:
     reduction: int = 0
     #: what the operator is called with besides its tensors, for messages ("dim=1, keepdim=True")
     args: str = ""
+    #: other operators the backend must declare for the case to run (the float operator of a quantized case)
+    requires: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

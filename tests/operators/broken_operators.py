@@ -173,3 +173,21 @@ class _StaticOnly(OperatorSupportBase):
 DYNAMIC_NOT_CLAIMED = dataclasses.replace(
     REFERENCE, make_partitioners=_with_support(_StaticOnly(), "StaticOnlyPartitioner")
 )
+
+
+# --------------------------------------------------------------------------- quantized cases
+
+
+class _FloatOnly(OperatorSupportBase):
+    """Claims the float operators, never a quantize or dequantize node."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith(
+            "quantized_decomposed::"
+        )
+
+
+# Declares quantized support and quantize_per_tensor, but leaves every quantize/dequantize node on CPU.
+QDQ_LEFT_ON_CPU = dataclasses.replace(
+    REFERENCE, make_partitioners=_with_support(_FloatOnly(), "FloatOnlyPartitioner")
+)

@@ -140,20 +140,24 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
             "quantized_decomposed::dequantize_per_channel",
         )
     }
-    # quantize/dequantize have no corpus cases (the QNT checks exercise them) and the reasons say so.
+    # dequantize has no corpus cases of its own (the quantized cases of quantize_per_tensor and the QNT checks
+    # exercise it) and the reason says so; quantize_per_tensor has the quantized cases.
     assert (
-        "quantized_decomposed::quantize_per_tensor (quantize/dequantize: the QNT checks exercise it)"
-        in results["OPS-1"]["reason"]
+        "quantized_decomposed::dequantize_per_tensor (quantize/dequantize: the quantized cases of "
+        "quantize_per_tensor and the QNT checks exercise it)" in results["OPS-1"]["reason"]
     )
     for row in report["operators"]:
-        if row["op"].startswith("quantized_decomposed::"):
+        if row["op"].startswith("quantized_decomposed::dequantize"):
             assert row["cases"] == 0, row
             continue
         assert row["cases"] > 0 and row["passed"] == row["ran"] == row["delegated"], row
         assert row["first_failing"] is None, row
     assert code == 0
     suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")  # noqa: S314  our own output
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "3")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "2")
+    rows = {r["op"]: r for r in report["operators"]}
+    assert rows["quantized_decomposed::quantize_per_tensor"]["cases"] == 6  # relu, add (3), linear, conv2d
+    assert rows["aten::relu"]["cases"] == 15  # 13 static, 2 dynamic
 
 
 def test_dynamic_case_not_claimed_is_caught(tmp_path):
@@ -172,6 +176,32 @@ def test_dynamic_case_not_claimed_is_caught(tmp_path):
     ), result["reason"]
     (row,) = report["operators"]
     assert row["first_failing"]["case"] == "dynamic", row
+    assert code == 1
+
+
+def test_quantized_case_left_on_cpu_is_caught(tmp_path):
+    """A partitioner that claims the float operators of the quantized cases but none of their quantize or
+    dequantize nodes fails OPS-1, naming the quantize its output comes from (the dequantize nodes feed the
+    delegate: the trace stops there)."""
+    code, report, _output = run(
+        tmp_path,
+        "broken_operators:QDQ_LEFT_ON_CPU",
+        "--ops",
+        "quantized_decomposed::quantize_per_tensor,aten::relu,aten::add.Tensor,aten::linear,aten::convolution",
+        "--checks",
+        "OPS-1",
+    )
+    (result,) = report["results"]
+    assert result["outcome"] == "failed", result
+    assert result["reason"].startswith("6 of "), result["reason"]
+    assert re.search(
+        r"quantized_decomposed::quantize_per_tensor float32 case 'relu' \(int8\[4x6\] range:-128:128; dequantize, "
+        r"relu, quantize\): left on ExecuTorch's CPU kernels: quantized_decomposed::quantize_per_tensor",
+        result["reason"],
+    ), result["reason"]
+    rows = {r["op"]: r for r in report["operators"]}
+    assert rows["quantized_decomposed::quantize_per_tensor"]["delegated"] == 0
+    assert rows["aten::relu"]["first_failing"] is None  # its float cases are claimed as before
     assert code == 1
 
 

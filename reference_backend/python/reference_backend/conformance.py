@@ -132,13 +132,13 @@ DESCRIPTOR = BackendDescriptor(
     make_partitioners=lambda: [ReferencePartitioner([blob_format_spec(*BLOB_FORMAT)])],
     supported_ops=frozenset(SUPPORTED_OPS),
     operators=OperatorSupport.float32(
-        *(op for op in SUPPORTED_OPS if op not in _DYNAMIC_OPS and op != "aten::convolution"),
+        *_DYNAMIC_OPS,
+        dynamic=True,
         without=("channels_last",),
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
     )
     | OperatorSupport.float32(
-        *_DYNAMIC_OPS,
-        dynamic=True,
+        *(op for op in SUPPORTED_OPS if op not in _DYNAMIC_OPS and op != "aten::convolution"),
         without=("channels_last",),
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
     )
