@@ -157,37 +157,22 @@ ALL_OR_NOTHING = dataclasses.replace(
 )
 
 
-# --------------------------------------------------------------------------- dynamic shapes
+# --------------------------------------------------------------------------- dynamic and quantized cases
 
 
-class _StaticOnly(OperatorSupportBase):
-    """Claims what the reference partitioner claims, but only with static shapes."""
+class _StaticFloatOnly(OperatorSupportBase):
+    """Claims what the reference partitioner claims, but only with static shapes and never a quantize or
+    dequantize node: a partitioner written before dynamic shapes and quantization."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
         val = node.meta.get("val")
         static = not isinstance(val, torch.Tensor) or all(isinstance(d, int) for d in val.shape)
-        return static and why_unsupported(node) is None
+        qdq = (op_name(node.target) or "").startswith("quantized_decomposed::")
+        return static and not qdq and why_unsupported(node) is None
 
 
-# Declares relu dynamic (as the reference backend does) but never claims a node of symbolic shape.
-DYNAMIC_NOT_CLAIMED = dataclasses.replace(
-    REFERENCE, make_partitioners=_with_support(_StaticOnly(), "StaticOnlyPartitioner")
-)
-
-
-# --------------------------------------------------------------------------- quantized cases
-
-
-class _FloatOnly(OperatorSupportBase):
-    """Claims the float operators, never a quantize or dequantize node."""
-
-    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith(
-            "quantized_decomposed::"
-        )
-
-
-# Declares quantized support and quantize_per_tensor, but leaves every quantize/dequantize node on CPU.
-QDQ_LEFT_ON_CPU = dataclasses.replace(
-    REFERENCE, make_partitioners=_with_support(_FloatOnly(), "FloatOnlyPartitioner")
+# Declares relu (and add, sub, mul, linear) dynamic and quantize_per_tensor with quantized support, as the
+# reference backend does, but claims neither a node of symbolic shape nor a quantize/dequantize node.
+STATIC_FLOAT_ONLY = dataclasses.replace(
+    REFERENCE, make_partitioners=_with_support(_StaticFloatOnly(), "StaticFloatOnlyPartitioner")
 )

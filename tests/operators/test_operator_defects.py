@@ -160,48 +160,33 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     assert rows["aten::relu"]["cases"] == 15  # 13 static, 2 dynamic
 
 
-def test_dynamic_case_not_claimed_is_caught(tmp_path):
-    """A backend that declares relu dynamic but whose partitioner claims only static shapes fails OPS-1 on the
-    corpus's dynamic cases, which name their bounds; the static cases pass."""
-    code, report, _output = run(
-        tmp_path, "broken_operators:DYNAMIC_NOT_CLAIMED", "--ops", "aten::relu", "--checks", "OPS-1"
-    )
-    (result,) = report["results"]
-    assert result["id"] == "OPS-1" and result["outcome"] == "failed", result
-    assert result["reason"].startswith("2 of "), result["reason"]
-    assert re.search(
-        r"aten::relu float32 case 'dynamic' \(float32\[3x5\] normal, dynamic dim 0 <= 8, dim 1 <= 12\): "
-        r"left on ExecuTorch's CPU kernels: aten::relu",
-        result["reason"],
-    ), result["reason"]
-    (row,) = report["operators"]
-    assert row["first_failing"]["case"] == "dynamic", row
-    assert code == 1
-
-
-def test_quantized_case_left_on_cpu_is_caught(tmp_path):
-    """A partitioner that claims the float operators of the quantized cases but none of their quantize or
-    dequantize nodes fails OPS-1, naming the quantize its output comes from (the dequantize nodes feed the
-    delegate: the trace stops there)."""
+def test_dynamic_and_quantized_cases_not_claimed_are_caught(tmp_path):
+    """A partitioner that claims only static float operators fails OPS-1 on the corpus's dynamic cases of relu
+    (which name their bounds) and on the quantized cases (naming the quantize their output comes from; the
+    dequantize nodes feed the delegate, where the trace stops); relu's static cases pass."""
     code, report, _output = run(
         tmp_path,
-        "broken_operators:QDQ_LEFT_ON_CPU",
+        "broken_operators:STATIC_FLOAT_ONLY",
         "--ops",
         "quantized_decomposed::quantize_per_tensor,aten::relu,aten::add.Tensor,aten::linear,aten::convolution",
         "--checks",
         "OPS-1",
     )
     (result,) = report["results"]
-    assert result["outcome"] == "failed", result
-    assert result["reason"].startswith("6 of "), result["reason"]
-    assert re.search(
-        r"quantized_decomposed::quantize_per_tensor float32 case 'relu' \(int8\[4x6\] range:-128:128; dequantize, "
-        r"relu, quantize\): left on ExecuTorch's CPU kernels: quantized_decomposed::quantize_per_tensor",
-        result["reason"],
-    ), result["reason"]
+    assert result["id"] == "OPS-1" and result["outcome"] == "failed", result
     rows = {r["op"]: r for r in report["operators"]}
-    assert rows["quantized_decomposed::quantize_per_tensor"]["delegated"] == 0
-    assert rows["aten::relu"]["first_failing"] is None  # its float cases are claimed as before
+    relu, quantize = rows["aten::relu"], rows["quantized_decomposed::quantize_per_tensor"]
+    assert relu["first_failing"]["case"] == "dynamic", relu
+    assert re.fullmatch(r"left on ExecuTorch's CPU kernels: aten::relu", relu["first_failing"]["reason"]), (
+        relu
+    )
+    assert quantize["delegated"] == 0 and quantize["cases"] == 6, quantize
+    assert quantize["first_failing"] == {
+        "case": "relu",
+        "reason": "left on ExecuTorch's CPU kernels: quantized_decomposed::quantize_per_tensor",
+    }, quantize
+    # 2 dynamic cases of relu, 3 of add, 2 of linear, the 6 quantized ones.
+    assert result["reason"].startswith("13 of "), result["reason"]
     assert code == 1
 
 
