@@ -43,6 +43,10 @@ def _run(args: argparse.Namespace) -> int:
             parse_selection(args.checks)
         except pytest.UsageError as exc:
             raise UsageError(str(exc).replace("--et-checks", "--checks")) from None
+    if args.models is not None:
+        from conformance.models.runner import parse_models
+
+        parse_models(args.models)  # ValueError: a usage error naming the unknown model
     if args.ops is not None and args.certify:
         raise UsageError("--certify runs every operator; it cannot be combined with --ops")
     runner = _check_target(args)
@@ -110,6 +114,8 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args += ["--et-checks", args.checks]
     if args.ops:
         pytest_args += ["--et-ops", args.ops]
+    if args.models is not None:
+        pytest_args += ["--et-models", args.models]
     if args.target:
         pytest_args += ["--et-target", args.target, "--et-runner", runner]
     if args.workers != 1:
@@ -249,6 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--ops",
         help="comma-separated operator schema names (aten::add.Tensor,...): the OPS checks "
         "run only these (default: every declared operator)",
+    )
+    run.add_argument(
+        "--models",
+        nargs="?",
+        const="all",
+        metavar="NAMES",
+        help="also lower and run standard architectures (ResNet, MobileNetV2, ViT, M5; 'all' or comma-separated "
+        "names): how much was delegated and whether outputs match, in the report's models section "
+        "(report-only: the verdict does not depend on it)",
     )
     run.add_argument(
         "-n",

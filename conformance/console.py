@@ -52,6 +52,15 @@ class Console:
                     f"{LABELS[result['outcome']]:<7} {result['duration_s']:6.1f} s"
                 )
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
+        for name in run.models or ():
+            row = run.model_rows.get(name)
+            if row is not None and f"model {name}" not in self.done:
+                self.done.add(f"model {name}")
+                share = (
+                    "" if row["delegated_fraction"] is None else f" {row['delegated_fraction']:.0%} delegated"
+                )
+                line = f"[model] {name:<14} {row['result']}{share} {row['duration_s'] or 0.0:6.1f} s"
+                self._write(f"\r{line:<60}" if self.live else line + "\n")
 
     def summary(self, report: dict, report_path) -> None:
         """The table and the verdict of a finished run."""
@@ -72,6 +81,12 @@ class Console:
         if report.get("operators"):
             self._write("\n")
             for line in render_operators(report["operators"], width):
+                self._write(line + "\n")
+        if report.get("models"):
+            from conformance.models.runner import render_models
+
+            self._write("\nmodels (report-only, not counted for the verdict):\n")
+            for line in render_models(report["models"], width):
                 self._write(line + "\n")
         self._write("\n")
         for line in verdict_lines(report):

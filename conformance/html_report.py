@@ -184,6 +184,39 @@ def _operators_section(operators: Any) -> str:
     )
 
 
+def _models_section(models: Any) -> str:
+    """The model tier's rows (report-only), when the report has a ``models`` section."""
+    if not isinstance(models, list) or not models:
+        return ""
+    rows, matched = [], 0
+    for m in models:
+        result = _get(m, "result")
+        ok = result == "matched"
+        matched += ok
+        share = _get(m, "delegated_fraction")
+        worst = _get(m, "max_abs_error")
+        cpu = _get(m, "cpu_ops")
+        on_cpu = ", ".join(f"{k} x{v}" for k, v in cpu.items()) if isinstance(cpu, dict) else ""
+        rows.append(
+            f'<tr class="{"" if ok else "failing"}"><td><code>{_e(_get(m, "model"))}</code></td>'
+            f"<td>{_e(_get(m, 'family'))}</td>"
+            f'<td class="num">{_e(_get(m, "delegated_nodes"))}/{_e(_get(m, "nodes"))}'
+            f"{_e(f' ({share:.0%})' if isinstance(share, float) else '')}</td>"
+            f'<td class="num">{_e(f"{worst:.3g}" if isinstance(worst, float) else worst)}</td>'
+            f'<td class="{"ok" if ok else "bad"}">{_e(result)}</td>'
+            f"<td>{_e(_get(m, 'reason') or on_cpu)}</td></tr>"
+        )
+    return (
+        '<section id="models"><h2>Models (report-only)</h2>'
+        f"<p>{len(models)} standard architectures, {matched} matched eager PyTorch; "
+        "they do not count for the verdict.</p>"
+        '<table id="model-table"><thead><tr><th>model</th><th>architecture</th><th>delegated nodes</th>'
+        "<th>max error</th><th>result</th><th>on CPU / reason</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></section>"
+    )
+
+
 def _logs_section(report: dict[str, Any], results: list) -> str:
     parts = []
     overall = _log_text(_get(report, "runtime_log"))
@@ -249,6 +282,7 @@ def render_page(report: dict[str, Any]) -> str:
         "<h2>Checks</h2>",
         _results_section(results),
         _operators_section(_get(report, "operators")),
+        _models_section(_get(report, "models")),
         _logs_section(report, results),
         '<section id="backend"><h2>Backend</h2>',
         _kv(

@@ -65,6 +65,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--et-ops", metavar="OPS", help="comma-separated operator schema names: the OPS checks run only these"
     )
     group.addoption(
+        "--et-models",
+        metavar="NAMES",
+        help="also run the model tier (report-only): 'all' or comma-separated names of conformance.models",
+    )
+    group.addoption(
         "--et-target",
         metavar="URL",
         help="run the runtime checks on a target through the C++ runner: local, ssh://[user@]host[:port], "
@@ -183,6 +188,14 @@ class ConformanceRun:
         if self.ops is not None and self.certify:
             raise pytest.UsageError("--et-certify runs every operator; it cannot be combined with --et-ops")
         self.operators: dict[tuple[str, str], dict[str, Any]] = {}
+        from conformance.models.runner import parse_models
+
+        try:
+            self.models = parse_models(config.getoption("et_models"))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc).replace("--models", "--et-models")) from None
+        #: model name -> its row of the report's models section, as the model tests report them
+        self.model_rows: dict[str, dict[str, Any]] = {}
         self.timeout = float(config.getoption("et_timeout"))
         if not self.timeout > 0:
             raise pytest.UsageError(
@@ -230,9 +243,14 @@ class ConformanceRun:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        keep, drop = [], []
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
         for item in items:
-            check = getattr(getattr(item, "callspec", None), "params", {}).get("check")
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            check = params.get("check")
+            if "model" in params:  # the model tier runs only when --et-models selects the model
+                (keep if self.models is not None and params["model"] in self.models else drop).append(item)
+                continue
             if check is None:
                 keep.append(item)
                 continue
@@ -260,6 +278,9 @@ class ConformanceRun:
             items[:] = keep
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if "test_model[" in report.nodeid:
+            self._collect_model(report)
+            return
         check_id = dict(report.user_properties).get("check_id") or _check_id_of(report.nodeid)
         if check_id not in self.checks:
             return
@@ -286,6 +307,27 @@ class ConformanceRun:
             "reason": reason,
             "duration_s": round(duration, 3),
         }
+
+    def _collect_model(self, report: pytest.TestReport) -> None:
+        """The row a model test recorded; a model test that failed without one (a defect of the suite) is an
+        ``error`` row with pytest's reason."""
+        import json
+
+        name = _check_id_of(report.nodeid) or ""
+        recorded = dict(report.user_properties).get("model")
+        if recorded is not None:
+            self.model_rows[name] = json.loads(str(recorded))
+        elif report.failed and name in (self.models or ()) and name not in self.model_rows:
+            from conformance.models.architectures import MODELS
+            from conformance.models.runner import ERROR, new_row
+
+            self.model_rows[name] = {**new_row(MODELS[name]), "result": ERROR, "reason": _reason(report)}
+
+    def model_section(self) -> list[dict[str, Any]] | None:
+        """The rows of the selected models in the tier's order (None without --et-models)."""
+        if self.models is None:
+            return None
+        return [self.model_rows[m] for m in self.models if m in self.model_rows]
 
     def _collect_operators(self, report: pytest.TestReport) -> None:
         """Merges the per-operator rows an OPS check recorded (the one that ran more cases wins)."""
@@ -334,11 +376,13 @@ class ConformanceRun:
                 "timeout": self.timeout,
                 "workers": _workers(self.config),
                 **({"target": self.target_url} if self.target_url else {}),
+                **({"models": self.config.getoption("et_models")} if self.models is not None else {}),
             },
             command=self.config.getoption("et_command"),
             duration_s=time.monotonic() - self.started,
             operators=list(self.operators.values()) if self.operators else None,
             target=self.target if self.target_url else None,
+            models=self.model_section(),
         )
         path = self.config.getoption("et_report")
         self.report = write_report(report, path) if path else report.to_dict()
@@ -359,6 +403,12 @@ class ConformanceRun:
         if self.report.get("operators"):
             tr.write_line("")
             for line in render_operators(self.report["operators"], tr._tw.fullwidth):
+                tr.write_line(line)
+        if self.report.get("models"):
+            from conformance.models.runner import render_models
+
+            tr.write_line("")
+            for line in render_models(self.report["models"], tr._tw.fullwidth):
                 tr.write_line(line)
         tr.write_line("")
         for line in verdict_lines(self.report):

@@ -298,6 +298,9 @@ def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VE
                     t.want(row["first_failing"], key, f"{where}.first_failing", "str")
     if t.want(report, "target", "", "dict", required=False):
         t.want(report["target"], "url", "target", "str")
+    if t.want_list_of(report, "models", "", "dict", required=False):
+        for i, row in enumerate(report["models"]):
+            t.want(row, "name", f"models[{i}]", "str")
     if schema_version >= 2:
         t.want_list_of(report, "selected", "", "str")
         if "interrupted" in report:
@@ -565,6 +568,7 @@ class Report:
     duration_s: float | None = None
     operators: list[OperatorRow] | None = None
     target: dict[str, Any] | None = None
+    models: list[dict[str, Any]] | None = None  # report-only (docs/models.md)
     content_sha256: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -576,6 +580,7 @@ class Report:
         "warnings",
         "duration_s",
         "target",
+        "models",
         "content_sha256",
     )
 
@@ -704,11 +709,14 @@ def build_report(
     duration_s: float,
     operators: list[dict[str, Any]] | None = None,
     target: dict[str, Any] | None = None,
+    models: list[dict[str, Any]] | None = None,
 ) -> Report:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
     ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
-    runner's libraries there), reported as the ``target`` section when given."""
+    runner's libraries there), reported as the ``target`` section when given. ``models``: the rows of the
+    model tier (``--et-models``), reported as the ``models`` section when given; they never change the
+    verdict."""
     import datetime
     import platform
     import shlex
@@ -752,6 +760,7 @@ def build_report(
         duration_s=round(duration_s, 1),
         operators=None if operators is None else [OperatorRow.from_dict(row) for row in operators],
         target=target,
+        models=models,
     )
 
 

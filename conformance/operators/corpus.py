@@ -30,12 +30,13 @@ def operators() -> dict[str, Operator]:
         indexing,
         linear_conv,
         pooling,
+        quantized,
         reductions,
         shape,
     )
 
     found: dict[str, Operator] = {}
-    for module in (elementwise, activations, reductions, linear_conv, pooling, shape, indexing):
+    for module in (elementwise, activations, reductions, linear_conv, pooling, shape, indexing, quantized):
         for entry in module.OPERATORS:
             if entry.op in found:
                 raise ValueError(f"operator {entry.op} appears twice in the corpus")

@@ -61,6 +61,13 @@ BINARY_SHAPES: tuple[tuple[str, tuple[int, ...], tuple[int, ...], set[str]], ...
 )
 
 
+#: The dynamic dimensions of the dynamic cases, (dimension, upper bound), and the sizes they run at: below the
+#: bounds (the program is planned for 8x12, the outputs must be resized) and at them. No size is 0 or 1, which
+#: torch.export specializes.
+DYNAMIC_BOUNDS: tuple[tuple[int, int], ...] = ((0, 8), (1, 12))
+DYNAMIC_SIZES: tuple[tuple[str, tuple[int, int]], ...] = (("dynamic", (3, 5)), ("dynamic_at_bound", (8, 12)))
+
+
 def _values(kind: str, dtype: str) -> str:
     """The value recipe for ``dtype``: integers have no "unit" interval (they get small random integers)."""
     return "normal" if kind == "unit" and not is_float(dtype) else kind
@@ -137,6 +144,19 @@ def unary(
                     args=args,
                 )
             )
+        out += [
+            Case(
+                op,
+                dtype,
+                name,
+                (Input(shape, dtype, v, dynamic=DYNAMIC_BOUNDS),),
+                call(fn),
+                tolerance,
+                frozenset({"dynamic"}),
+                args=args,
+            )
+            for name, shape in DYNAMIC_SIZES
+        ]
         return out
 
     return cases
@@ -235,6 +255,34 @@ def binary(
                     args=args,
                 )
             )
+        out += [
+            Case(
+                op,
+                dtype,
+                name,
+                (
+                    Input(shape, dtype, a, dynamic=DYNAMIC_BOUNDS),
+                    Input(shape, dtype, b, dynamic=DYNAMIC_BOUNDS),
+                ),
+                call(fn),
+                tolerance,
+                frozenset({"dynamic"}),
+                args=args,
+            )
+            for name, shape in DYNAMIC_SIZES
+        ]
+        out.append(
+            Case(
+                op,
+                dtype,
+                "dynamic_bcast",
+                (Input((3, 5), dtype, a, dynamic=DYNAMIC_BOUNDS[:1]), Input((5,), dtype, b)),
+                call(fn),
+                tolerance,
+                frozenset({"dynamic", "broadcast"}),
+                args=args,
+            )
+        )
         return out
 
     return cases
@@ -257,6 +305,7 @@ def listed(op: str, table: Iterable[tuple], tolerance: Tolerance = EXACT) -> Cal
                     _values(r.values, r.dtype or dtype),
                     r.channels_last,
                     r.constant,
+                    r.dynamic,
                 )
                 for r in recipes
             )
@@ -274,6 +323,7 @@ def I(  # noqa: E743  the tables' short name for an input recipe
     dtype: str | None = None,
     channels_last: bool = False,
     constant: bool = False,
+    dynamic: tuple[tuple[int, int], ...] = (),
 ) -> Input:
     """An input recipe for ``listed`` (dtype None: the case's dtype)."""
-    return Input(tuple(shape), dtype, values, channels_last, constant)  # type: ignore[arg-type]
+    return Input(tuple(shape), dtype, values, channels_last, constant, tuple(dynamic))  # type: ignore[arg-type]

@@ -38,6 +38,10 @@ TRAITS = {
     "stress": "values at the edges: zero, negative zero, large magnitude, near the domain's edge",
     "inf_nan": "infinities and NaN, where the operator defines a result for them",
     "large": "a tensor of more than 10^5 elements",
+    "quantized": "int8 tensors through dequantize -> operator -> quantize; only for a backend that declares "
+    "quantized support and the operator",
+    "dynamic": "bounded dynamic dimensions (torch.export.Dim with a max): the program is planned for the bounds and "
+    "run below them; only for operators declared dynamic",
 }
 
 
@@ -69,6 +73,8 @@ class Tolerance:
     abs_ulps: float
     why: str
     per_term: bool = False
+    #: integer (quantized) results within the descriptor's QuantizedSupport.max_steps of eager PyTorch's
+    steps: bool = False
 
     def bounds(self, dtype: str, magnitude: float = 1.0, reduction: int = 0) -> tuple[float, float]:
         """(rtol, atol) for a result of ``dtype``."""
@@ -118,10 +124,15 @@ class Input:
     channels_last: bool = False
     #: a constant of the module (a weight) rather than an input of the program
     constant: bool = False
+    #: (dimension, upper bound) of each dynamic dimension: exported as torch.export.Dim(max=bound), the same Dim
+    #: for the same dimension of every input of the case; ``shape`` is the size the case runs at
+    dynamic: tuple[tuple[int, int], ...] = ()
 
     def describe(self) -> str:
         dims = "x".join(str(d) for d in self.shape) or "scalar"
         extra = ", channels-last" if self.channels_last else ""
+        if self.dynamic:
+            extra += ", dynamic " + ", ".join(f"dim {d} <= {bound}" for d, bound in self.dynamic)
         kind = " constant" if self.constant else ""
         return f"{self.dtype}[{dims}]{kind} {self.values}{extra}"
 
@@ -226,6 +237,8 @@ class Case:
     reduction: int = 0
     #: what the operator is called with besides its tensors, for messages ("dim=1, keepdim=True")
     args: str = ""
+    #: other operators the backend must declare for the case to run (the float operator of a quantized case)
+    requires: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -238,6 +251,21 @@ class Case:
 
     def seed(self) -> int:
         return int.from_bytes(hashlib.sha256(self.key.encode()).digest()[:8], "little") & (2**63 - 1)
+
+    def dynamic_shapes(self, tag: str) -> list[dict[int, Any] | None]:
+        """torch.export's dynamic_shapes entry of each program input (None: static); one Dim per dynamic
+        dimension index, named ``tag`` + the index, shared by the inputs that make it dynamic."""
+        import torch
+
+        dims: dict[int, Any] = {}
+        specs: list[dict[int, Any] | None] = []
+        for i in self.inputs:
+            if i.constant:
+                continue
+            for d, bound in i.dynamic:
+                dims.setdefault(d, torch.export.Dim(f"{tag}_d{d}", max=bound))
+            specs.append({d: dims[d] for d, _ in i.dynamic} or None)
+        return specs
 
     def make(self) -> tuple[Any, list[Any]]:
         """(module in eval mode, program inputs), deterministic for the case."""

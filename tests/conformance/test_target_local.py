@@ -40,9 +40,10 @@ def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference
             (reference_runner.parent / "lib" / "libreference_backend_runtime.so").read_bytes()
         ).hexdigest()
     )
-    # The operator cases ran on the runner too (the OPS table is filled; quantize/dequantize have no cases).
+    # The operator cases ran on the runner too (the OPS table is filled; dequantize has no cases, quantize has the
+    # quantized cases, with int8 inputs; add, sub, mul, relu and linear have dynamic cases).
     rows = [row for row in report["operators"] if row["cases"]]
-    assert len(rows) == 6 and all(row["ran"] == row["delegated"] > 0 for row in rows), report["operators"]
+    assert len(rows) == 7 and all(row["ran"] == row["delegated"] > 0 for row in rows), report["operators"]
     assert "RT-1" in results_by_id(report)
     verified = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],

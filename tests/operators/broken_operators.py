@@ -102,3 +102,77 @@ CHANNELS_LAST_CLAIMED = dataclasses.replace(
         "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear"
     ),
 )
+
+
+# --------------------------------------------------------------------------- defects only a model exposes
+
+
+def _drop_wide_conv_bias(node: torch.fx.Node):
+    """The reference serializer's operands, but a convolution of more than 16 output channels loses its bias
+    (every convolution of the operator corpus has 8 or fewer, a ViT's patch embedding has 32)."""
+    operands = reference_ops.tensor_inputs(node)
+    if op_name(node.target) == "aten::convolution" and len(operands) == 3:
+        weight = operands[1].meta.get("val")
+        if weight is not None and weight.shape[0] > 16:
+            return operands[:2]
+    return operands
+
+
+def _wide_conv_bias_dropped():
+    reference_serialize.tensor_inputs = _drop_wide_conv_bias
+    return REFERENCE.make_partitioners()
+
+
+# Serializes every convolution of more than 16 output channels without its bias: the OPS corpus passes,
+# a model with a wide biased convolution (the ViT's patch embedding) computes wrong results.
+WIDE_CONV_BIAS_DROPPED = dataclasses.replace(REFERENCE, make_partitioners=_wide_conv_bias_dropped)
+
+
+class _AllOrNothing(OperatorSupportBase):
+    """Claims the graph only if it can claim every operator node of it (a whole-graph partitioner)."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        if why_unsupported(node) is not None:
+            return False
+        graph = node.graph
+        return all(
+            why_unsupported(n) is None
+            for n in graph.nodes
+            if n.op == "call_function" and op_name(n.target) is not None
+        )
+
+
+class _AllOrNothingPartitioner(ReferencePartitioner):
+    def operator_support(self) -> OperatorSupportBase:
+        return _AllOrNothing()
+
+    def ops_to_not_decompose(self, ep):
+        return [], None  # keeping linear whole and then not claiming it would make lowering fail
+
+
+# Delegates a graph only when it supports all of it: the samples without an unsupported operator are
+# delegated, every standard model (each has an operator the runtime lacks) stays entirely on CPU.
+ALL_OR_NOTHING = dataclasses.replace(
+    REFERENCE, make_partitioners=lambda: [_AllOrNothingPartitioner([blob_format_spec(*BLOB_FORMAT)])]
+)
+
+
+# --------------------------------------------------------------------------- dynamic and quantized cases
+
+
+class _StaticFloatOnly(OperatorSupportBase):
+    """Claims what the reference partitioner claims, but only with static shapes and never a quantize or
+    dequantize node: a partitioner written before dynamic shapes and quantization."""
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        val = node.meta.get("val")
+        static = not isinstance(val, torch.Tensor) or all(isinstance(d, int) for d in val.shape)
+        qdq = (op_name(node.target) or "").startswith("quantized_decomposed::")
+        return static and not qdq and why_unsupported(node) is None
+
+
+# Declares relu (and add, sub, mul, linear) dynamic and quantize_per_tensor with quantized support, as the
+# reference backend does, but claims neither a node of symbolic shape nor a quantize/dequantize node.
+STATIC_FLOAT_ONLY = dataclasses.replace(
+    REFERENCE, make_partitioners=_with_support(_StaticFloatOnly(), "StaticFloatOnlyPartitioner")
+)

@@ -99,10 +99,29 @@ def test_operator_defect_is_caught(tmp_path, name):
     failure = cases[(op, dtype)].find("failure")
     assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
     assert all(c.find("failure") is None for key, c in cases.items() if key != (op, dtype))
+    assert "models" not in report and "models" not in report["options"]  # the model tier runs only when asked
 
 
 def test_reference_backend_passes_every_declared_operator(tmp_path):
-    code, report, _output = run(tmp_path, "ReferenceBackend")
+    """Also the model tier, in the same run (one suite start-up): every standard model is partly delegated
+    and matches eager PyTorch (tests/operators/test_models.py tests the tier's defects)."""
+    code, report, output = run(tmp_path, "ReferenceBackend", "--models")
+    models = {m["model"]: m for m in report["models"]}
+    assert list(models) == ["resnet", "mobilenet_v2", "vit", "m5"], models
+    for m in models.values():
+        assert m["result"] == "matched", m
+        assert 0 < m["delegated_nodes"] < m["nodes"] and m["delegates"] > 0, m
+        assert m["delegated_fraction"] == round(m["delegated_nodes"] / m["nodes"], 4), m
+        assert sum(m["cpu_ops"].values()) == m["nodes"] - m["delegated_nodes"], m
+        assert m["max_abs_error"] is not None and m["tolerance_used"] < 0.1, m
+    # What the reference runtime lacks stays on CPU: batch norm, pooling, attention's bmm and softmax, 1-D convs.
+    assert "aten::_native_batch_norm_legit_no_training" in models["resnet"]["cpu_ops"]
+    assert "aten::hardtanh" in models["mobilenet_v2"]["cpu_ops"]
+    assert {"aten::bmm", "aten::_softmax", "aten::native_layer_norm"} <= set(models["vit"]["cpu_ops"])
+    assert "aten::convolution" in models["m5"]["cpu_ops"]
+    assert report["options"]["models"] == "all"
+    assert "models (report-only, not counted for the verdict):" in output
+    assert re.search(r"resnet +\d+/\d+ \(\d+%\) +\d+ +\S+ \(\S+%\) +matched", output), output
     results = {r["id"]: r for r in report["results"]}
     assert results["OPS-1"]["outcome"] == "passed", results["OPS-1"]
     assert results["OPS-2"]["outcome"] == "passed", results["OPS-2"]
@@ -121,20 +140,54 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
             "quantized_decomposed::dequantize_per_channel",
         )
     }
-    # quantize/dequantize have no corpus cases (the QNT checks exercise them) and the reasons say so.
+    # dequantize has no corpus cases of its own (the quantized cases of quantize_per_tensor and the QNT checks
+    # exercise it) and the reason says so; quantize_per_tensor has the quantized cases.
     assert (
-        "quantized_decomposed::quantize_per_tensor (quantize/dequantize: the QNT checks exercise it)"
-        in results["OPS-1"]["reason"]
+        "quantized_decomposed::dequantize_per_tensor (quantize/dequantize: the quantized cases of "
+        "quantize_per_tensor and the QNT checks exercise it)" in results["OPS-1"]["reason"]
     )
     for row in report["operators"]:
-        if row["op"].startswith("quantized_decomposed::"):
+        if row["op"].startswith("quantized_decomposed::dequantize"):
             assert row["cases"] == 0, row
             continue
         assert row["cases"] > 0 and row["passed"] == row["ran"] == row["delegated"], row
         assert row["first_failing"] is None, row
     assert code == 0
     suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")  # noqa: S314  our own output
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "3")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "2")
+    rows = {r["op"]: r for r in report["operators"]}
+    assert rows["quantized_decomposed::quantize_per_tensor"]["cases"] == 6  # relu, add (3), linear, conv2d
+    assert rows["aten::relu"]["cases"] == 15  # 13 static, 2 dynamic
+
+
+def test_dynamic_and_quantized_cases_not_claimed_are_caught(tmp_path):
+    """A partitioner that claims only static float operators fails OPS-1 on the corpus's dynamic cases of relu
+    (which name their bounds) and on the quantized cases (naming the quantize their output comes from; the
+    dequantize nodes feed the delegate, where the trace stops); relu's static cases pass."""
+    code, report, _output = run(
+        tmp_path,
+        "broken_operators:STATIC_FLOAT_ONLY",
+        "--ops",
+        "quantized_decomposed::quantize_per_tensor,aten::relu,aten::add.Tensor,aten::linear,aten::convolution",
+        "--checks",
+        "OPS-1",
+    )
+    (result,) = report["results"]
+    assert result["id"] == "OPS-1" and result["outcome"] == "failed", result
+    rows = {r["op"]: r for r in report["operators"]}
+    relu, quantize = rows["aten::relu"], rows["quantized_decomposed::quantize_per_tensor"]
+    assert relu["first_failing"]["case"] == "dynamic", relu
+    assert re.fullmatch(r"left on ExecuTorch's CPU kernels: aten::relu", relu["first_failing"]["reason"]), (
+        relu
+    )
+    assert quantize["delegated"] == 0 and quantize["cases"] == 6, quantize
+    assert quantize["first_failing"] == {
+        "case": "relu",
+        "reason": "left on ExecuTorch's CPU kernels: quantized_decomposed::quantize_per_tensor",
+    }, quantize
+    # 2 dynamic cases of relu, 3 of add, 2 of linear, the 6 quantized ones.
+    assert result["reason"].startswith("13 of "), result["reason"]
+    assert code == 1
 
 
 def test_ops_selection_is_validated(tmp_path):

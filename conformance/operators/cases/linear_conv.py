@@ -38,6 +38,23 @@ LINEAR = (
         "bias",
         16,
     ),
+    # Bounded dynamic rows (and tokens): planned for the bound, run below it; only for a linear declared dynamic.
+    (
+        "dynamic_rows",
+        _linear,
+        (I((3, 16), dynamic=((0, 8),)), I((8, 16), **W), I((8,), **W)),
+        {"dynamic"},
+        "bias",
+        16,
+    ),
+    (
+        "dynamic_rank3",
+        _linear,
+        (I((2, 5, 16), dynamic=((0, 4), (1, 8))), I((8, 16), **W), I((8,), **W)),
+        {"dynamic"},
+        "bias",
+        16,
+    ),
 )
 
 MM = (

@@ -107,6 +107,11 @@ def _dynamic_shapes():
     return ({0: torch.export.Dim("batch", max=4), 1: torch.export.Dim("tokens", max=8)},)
 
 
+#: Operators declared with dynamic shapes (bounded dimensions; the runtime infers their output sizes at every
+#: call): the corpus's dynamic cases run for them.
+_DYNAMIC_OPS = ("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear")
+
+
 #: Corpus cases of aten::convolution the runtime does not run (1-D, 3-D and transposed convolutions).
 _NOT_2D_CONVOLUTIONS = (
     "conv1d",
@@ -127,7 +132,13 @@ DESCRIPTOR = BackendDescriptor(
     make_partitioners=lambda: [ReferencePartitioner([blob_format_spec(*BLOB_FORMAT)])],
     supported_ops=frozenset(SUPPORTED_OPS),
     operators=OperatorSupport.float32(
-        *(op for op in SUPPORTED_OPS if op != "aten::convolution"),
+        *_DYNAMIC_OPS,
+        dynamic=True,
+        without=("channels_last",),
+        reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
+    )
+    | OperatorSupport.float32(
+        *(op for op in SUPPORTED_OPS if op not in _DYNAMIC_OPS and op != "aten::convolution"),
         without=("channels_last",),
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
     )

@@ -1,0 +1,190 @@
+"""The parent side of the model tier: one row of the report's ``models`` section per architecture.
+
+The vendor process makes, exports and lowers the model (``conformance.models.tasks``); the
+program is then loaded and executed through the standard runtime API, like a sample model, and its
+outputs are compared with eager PyTorch. A row is obtained whatever happens: a lowering that fails,
+crashes or hangs, or a program that does not run, is the row's ``result`` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from conformance.context import Context
+from conformance.models.architectures import MODELS, StandardModel
+from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.vendor_worker import unpack
+
+TASK = "conformance.models.tasks:lower_model"
+
+#: The values of a row's ``result``.
+MATCHED, MISMATCH, NOT_DELEGATED = "matched", "mismatch", "not_delegated"
+LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR = "lowering_failed", "run_failed", "not_run", "error"
+RESULTS = (MATCHED, MISMATCH, NOT_DELEGATED, LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR)
+
+
+def parse_models(text: str | None) -> tuple[str, ...] | None:
+    """The models of ``--models`` / ``--et-models`` ('all' or comma-separated names), None when not given;
+    ValueError naming an unknown one."""
+    if text is None:
+        return None
+    wanted = [s.strip() for s in text.split(",") if s.strip()]
+    if wanted == ["all"]:
+        return tuple(MODELS)
+    unknown = [w for w in wanted if w not in MODELS]
+    if unknown or not wanted:
+        raise ValueError(
+            f"--models {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
+            f"give 'all' or model names ({', '.join(MODELS)})"
+        )
+    return tuple(m for m in MODELS if m in wanted)
+
+
+def new_row(model: StandardModel) -> dict[str, Any]:
+    return {
+        "model": model.name,
+        "family": model.family,
+        "architecture": model.what,
+        "inputs": [list(shape) for shape in model.inputs],
+        "result": NOT_RUN,
+        "reason": "",
+        "nodes": None,
+        "delegated_nodes": None,
+        "delegated_fraction": None,
+        "delegates": None,
+        "other_backends": {},
+        "cpu_ops": {},
+        "rtol": model.rtol,
+        "atol": model.atol,
+        "max_abs_error": None,
+        "tolerance_used": None,
+        "duration_s": None,
+    }
+
+
+def measure(
+    actual: list[Any], expected: list[Any], rtol: float, atol: float
+) -> tuple[float, float, str | None]:
+    """(largest absolute difference, its largest fraction of the tolerance, the first problem or None).
+    An output may differ by ``atol * max(1, max|expected|) + rtol * |expected|``: atol is relative to the
+    output's scale, since a model's outputs (logits) are not of unit size."""
+    import torch
+
+    if len(actual) != len(expected):
+        return float("inf"), float("inf"), f"{len(actual)} outputs, eager PyTorch gives {len(expected)}"
+    worst, used, problem = 0.0, 0.0, None
+    for k, (a, e) in enumerate(zip(actual, expected)):
+        if not isinstance(a, torch.Tensor) or a.shape != e.shape or a.dtype != e.dtype:
+            got = f"{a.dtype}{list(a.shape)}" if isinstance(a, torch.Tensor) else type(a).__name__
+            return (
+                float("inf"),
+                float("inf"),
+                f"output {k} is {got}, eager PyTorch gives {e.dtype}{list(e.shape)}",
+            )
+        a64, e64 = a.double(), e.double()
+        scale = max(1.0, float(e64.abs().max())) if e64.numel() else 1.0
+        diff = (a64 - e64).abs().nan_to_num(nan=float("inf"))
+        bound = atol * scale + rtol * e64.abs()
+        if diff.numel():
+            worst = max(worst, float(diff.max()))
+            used = max(used, float((diff / bound).max()))
+        if problem is None and bool((diff > bound).any()):
+            at = int(diff.argmax())
+            problem = (
+                f"output {k} differs from eager PyTorch: max abs difference {float(diff.max()):.3g} "
+                f"(backend {float(a64.flatten()[at]):.6g}, eager {float(e64.flatten()[at]):.6g} at flat index {at}; "
+                f"allowed {atol:g} x {scale:.3g} + {rtol:g} x |expected|)"
+            )
+    return worst, used, problem
+
+
+def model_result(ctx: Context, name: str) -> dict[str, Any]:
+    """The row of model ``name``; never raises for what the backend did."""
+    model = MODELS[name]
+    row = new_row(model)
+    started = time.monotonic()
+    try:
+        _fill(ctx, model, row)
+    finally:
+        row["duration_s"] = round(time.monotonic() - started, 3)
+    return row
+
+
+def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
+    name = model.name
+    try:
+        lowered = ctx._call(TASK, name, what=f"export and lowering of model {name!r}")
+    except CheckFailed as exc:
+        row["result"], row["reason"] = LOWERING_FAILED, str(exc)
+        return
+    for key in ("nodes", "delegated_nodes", "delegates", "other_backends", "cpu_ops"):
+        row[key] = lowered[key]
+    row["delegated_fraction"] = (
+        round(lowered["delegated_nodes"] / lowered["nodes"], 4) if lowered["nodes"] else 0.0
+    )
+    if not lowered["delegated_nodes"]:
+        row["result"] = NOT_DELEGATED
+        row["reason"] = (
+            "no operator node was delegated to the backend: the program would run on ExecuTorch's CPU kernels only"
+        )
+        return
+    try:
+        actual = ctx.execute(lowered["pte"], unpack(lowered["inputs"]), f"model {name!r}")
+    except NotApplicable as exc:
+        row["reason"] = f"not run: {exc}"
+        return
+    except CheckFailed as exc:
+        row["result"], row["reason"] = RUN_FAILED, str(exc)
+        return
+    worst, used, problem = measure(actual, unpack(lowered["expected"]), model.rtol, model.atol)
+    # JSON has no infinity: a NaN or infinite difference is in the reason, not in the numbers.
+    row["max_abs_error"] = worst if math.isfinite(worst) else None
+    row["tolerance_used"] = round(used, 4) if math.isfinite(used) else None
+    row["result"], row["reason"] = (MISMATCH, problem) if problem else (MATCHED, "")
+
+
+def render_models(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
+    """The model table: delegated nodes, delegates, the worst error, the result and what stayed on CPU."""
+
+    def delegated(row: dict[str, Any]) -> str:
+        if row["nodes"] is None:
+            return "-"
+        return f"{row['delegated_nodes']}/{row['nodes']} ({row['delegated_fraction']:.0%})"
+
+    def error(row: dict[str, Any]) -> str:
+        if row["max_abs_error"] is None:
+            return "-"
+        used = row["tolerance_used"] or 0.0
+        return (
+            f"{row['max_abs_error']:.2g} ({used:.2%})"
+            if used <= 1
+            else f"{row['max_abs_error']:.2g} ({used:.3g}x)"
+        )
+
+    table = [("model", "delegated nodes", "delegates", "max error (of tol.)", "result", "on CPU / reason")]
+    for row in rows:
+        if row["result"] in (MATCHED, NOT_DELEGATED) or not row["reason"]:
+            by_count = sorted(row["cpu_ops"].items(), key=lambda kv: (-kv[1], kv[0]))  # JSON sorts the keys
+            tail = ", ".join(f"{op.removeprefix('aten::')} x{n}" for op, n in by_count)
+        else:
+            tail = row["reason"]
+        table.append(
+            (
+                row["model"],
+                delegated(row),
+                "-" if row["delegates"] is None else str(row["delegates"]),
+                error(row),
+                row["result"],
+                tail.replace("\n", " ") or "-",
+            )
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(5)]
+    lines = []
+    for r in table:
+        head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
+        room = max(20, width - len(head) - 2)
+        tail = r[5] if len(r[5]) <= room else r[5][: room - 1] + "…"
+        lines.append(f"{head}  {tail}".rstrip())
+    return lines

@@ -1,0 +1,91 @@
+"""Vendor-process task of the model tier (called as 'conformance.models.tasks:lower_model').
+
+``lower_model`` makes one architecture of ``conformance.models.architectures`` (random weights from
+its seed), runs it in eager PyTorch, exports it, lowers it with the backend's partitioners and
+serializes it; it counts the operator nodes of the lowered program: those inside a delegate of the
+backend (from each delegate's original subgraph), inside delegates of other backends, and left on
+ExecuTorch's CPU kernels (by operator).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.vendor_worker import VendorError, descriptor, pack, partitioners, step, vendor_call
+
+
+def _schema(target: Any) -> str:
+    name = getattr(target, "name", None)
+    if callable(name):
+        try:
+            return str(name())
+        except TypeError:
+            pass
+    return getattr(target, "__name__", str(target))
+
+
+def _operator_nodes(graph: Any) -> list[Any]:
+    """The operator nodes of a graph: call_function nodes other than tuple indexing."""
+    import operator
+
+    return [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
+
+
+def placement(edge_program: Any, backend_id: str) -> dict[str, Any]:
+    """Operator nodes of a lowered edge program: delegated to ``backend_id``, to other backends, on CPU."""
+    graph_module = edge_program.graph_module
+    own = delegates = 0
+    others: dict[str, int] = {}
+    cpu: dict[str, int] = {}
+    for node in _operator_nodes(graph_module.graph):
+        if "executorch_call_delegate" in str(node.target):
+            lowered = getattr(graph_module, node.args[0].target)
+            inner = len(_operator_nodes(lowered.original_module.graph))
+            if lowered.backend_id == backend_id:
+                own += inner
+                delegates += 1
+            else:
+                others[lowered.backend_id] = others.get(lowered.backend_id, 0) + inner
+        else:
+            name = _schema(node.target)
+            cpu[name] = cpu.get(name, 0) + 1
+    total = own + sum(others.values()) + sum(cpu.values())
+    return {
+        "nodes": total,
+        "delegated_nodes": own,
+        "delegates": delegates,
+        "other_backends": dict(sorted(others.items())),
+        "cpu_ops": dict(sorted(cpu.items(), key=lambda kv: (-kv[1], kv[0]))),
+    }
+
+
+def lower_model(name: str) -> dict[str, Any]:
+    """Makes, runs, exports and lowers the architecture ``name``; see the module docstring."""
+    import torch
+    from executorch.exir import to_edge_transform_and_lower
+
+    from conformance.models.architectures import MODELS
+
+    model = MODELS[name]
+    step(f"making and running model {name!r} in eager PyTorch")
+    module, inputs = model.make()
+    with torch.no_grad():
+        out = module(*inputs)
+    expected = list(out) if isinstance(out, (tuple, list)) else [out]
+    step(f"torch.export.export of model {name!r}")
+    try:
+        exported = torch.export.export(module, tuple(inputs))
+    except Exception as exc:  # noqa: BLE001  (not the vendor's code: the suite's model cannot be exported)
+        raise VendorError(
+            f"the suite could not export model {name!r}: {type(exc).__name__}: {exc}"[:2000]
+        ) from None
+    made = partitioners("default")
+    edge = vendor_call(
+        f"lowering model {name!r} with the backend's partitioners",
+        to_edge_transform_and_lower,
+        exported,
+        partitioner=made,
+    )
+    placed = placement(edge.exported_program(), descriptor().backend_id)
+    program = vendor_call(f"to_executorch() of model {name!r}", edge.to_executorch)
+    return {"pte": bytes(program.buffer), "inputs": pack(inputs), "expected": pack(expected), **placed}
