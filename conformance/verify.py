@@ -44,7 +44,7 @@ from conformance.report import (
     kind_of,
     open_regular,
 )
-from conformance.version import REPORT_SCHEMA_VERSION, SUPPORTED_REPORT_SUITE_VERSIONS
+from conformance.version import REPORT_SCHEMA_VERSION
 
 #: verify and badge read at most this many bytes of a file.
 MAX_READ_BYTES = 64 * 1024 * 1024
@@ -167,12 +167,6 @@ class Verification:
 
 def _today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
-
-
-def supported_suite_version(version: str, spec: str = SUPPORTED_REPORT_SUITE_VERSIONS) -> bool:
-    """Whether ``version`` satisfies every comparison in the comma-separated ``spec``."""
-    parsed = semver.Version.parse(version)
-    return all(parsed.match(part.strip()) for part in spec.split(","))
 
 
 def is_exempt(result: dict[str, Any], capabilities) -> bool:

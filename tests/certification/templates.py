@@ -27,9 +27,12 @@ def finish(report: dict[str, Any]) -> dict[str, Any]:
     return seal(report)
 
 
-#: A real report: `executorch-conformance run --backend ReferenceBackend --certify` of reference backend 0.3.0
-#: on executorch 1.5.1 (forgeries start from it; test_forgeries.py).
-REAL = Path(__file__).parent / "data" / "reference-certify-0.3.0.json"
+#: A real report: `executorch-conformance run --backend ReferenceBackend --certify` (bash scripts/conformance.sh)
+#: of reference backend 0.3.0 on executorch 1.5.1 with this suite version (forgeries start from it;
+#: test_forgeries.py). Rewrite it (cp reports/report.json) when a suite version is released.
+REAL = Path(__file__).parent / "data" / f"reference-certify-{SUITE_VERSION}.json"
+#: The same run with suite 0.3.0: a report of an earlier suite version that verifies inside its window.
+EARLIER = [Path(__file__).parent / "data" / "reference-certify-0.3.0.json"]
 
 
 def real_report() -> dict[str, Any]:

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from templates import REAL
+from templates import EARLIER, REAL
 
 from conformance.report import Report, ReportTypeError, write_report
 
 ROOT = Path(__file__).parents[2]
-WRITTEN = [REAL, *sorted((ROOT / "matrix" / "results").glob("*/report.json"))]
+WRITTEN = [REAL, *EARLIER, *sorted((ROOT / "matrix" / "results").glob("*/report.json"))]
 
 
 @pytest.mark.parametrize("path", WRITTEN, ids=[str(p.relative_to(ROOT)) for p in WRITTEN])
