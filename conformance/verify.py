@@ -22,8 +22,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import semver
-
 from conformance.outcomes import (
     CAPABILITY_ABSENT,
     EXPECTED_FAILURE,
