@@ -233,13 +233,13 @@ class VendorProcess:
                 result = self._result(future, timeout, log)
             except pebble.ProcessExpired as exc:
                 step, lines = read_log(log)
-                self.restarts += 1
+                self._restart()
                 raise VendorCrashed(
                     f"crashed with {signal_name(exc.exitcode)} in {step or what}{quote_log(lines)}"
                 ) from None
             except concurrent.futures.TimeoutError:
                 step, lines = read_log(log)
-                self.restarts += 1
+                self._restart()
                 raise VendorTimedOut(
                     f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
                 ) from None
@@ -288,6 +288,19 @@ class VendorProcess:
             if status == 0 or (gone_since is not None and now - gone_since > EXIT_GRACE_S):
                 self._stop()
                 raise pebble.ProcessExpired("exited", code=0, pid=pid)
+
+    def _restart(self) -> None:
+        """After a crash or a timeout: the next task gets a new pool, with new pipes as well as a new
+        process (the vendor's code may have written into the old pipes, or left half a message there,
+        and pebble's own replacement worker would share them)."""
+        self.restarts += 1
+        self._stop()
+        warm = (
+            self.scratch / f"warm-{next(self._counter)}.log"
+        )  # starts the new process now, in the background
+        self._ensure_pool().schedule(
+            vendor_worker.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
+        )
 
     def close(self) -> None:
         """Stops the worker (killing it if it hangs) and removes its own scratch directory."""

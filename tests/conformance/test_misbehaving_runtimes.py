@@ -142,3 +142,22 @@ def test_more_faults_fail_rt3_with_the_right_reason(tmp_path, broken_runtime_dir
     assert results["RT-3"]["duration_s"] < TIMEOUT_S + 30, results["RT-3"]
     assert (code, report["verdict"]) == ((0, "conformant") if outcome == "passed" else (1, "not conformant"))
     assert "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tmp_path, broken_runtime_dir):
+    """execute() writes junk into every open descriptor, the pipes to the suite among them: RT-3 times out,
+    and the next check runs in a new process with new pipes instead of waiting for a broken pool."""
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-3,RT-5",
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": "execute:garbage-to-fds"},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert [results[c]["outcome"] for c in ("RT-1", "RT-3", "RT-5")] == ["passed", "timed_out", "passed"]
+    assert results["RT-5"]["duration_s"] < 60, results["RT-5"]
+    assert code == 1 and report["verdict"] == "not conformant"

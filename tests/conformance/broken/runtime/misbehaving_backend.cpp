@@ -91,6 +91,11 @@ void misbehave(const char* where) {
       _exit(0);
     }
     hang();
+  } else if (std::strcmp(how, "close-all-fds") == 0) {  // daemon-style clean-up: the pipes to the suite too
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+  } else if (std::strcmp(how, "garbage-to-fds") == 0) {  // writes junk into every open descriptor
+    const char junk[] = "\x80\x04garbage that is no pickle\n";
+    for (int fd = 3; fd < 64; ++fd) ::write(fd, junk, sizeof junk - 1);
   } else if (std::strcmp(how, "memory-bomb") == 0) {  // allocates (and touches) until it is stopped
     for (;;) {
       auto* block = static_cast<char*>(std::malloc(64 << 20));
