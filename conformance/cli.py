@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
-
-
-def _plugin_installed() -> bool:
-    """Whether pytest loads the plugin by itself (the pytest11 entry point)."""
-    import importlib.metadata
-
-    return any(ep.value == "conformance.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
-
 
 #: Exit codes of ``executorch-conformance run`` (docs/certification.md).
 EXIT_OK = 0  # conformant, or certified in certify mode
@@ -29,13 +22,19 @@ EXIT_INTERRUPTED = 130
 def _run(args: argparse.Namespace) -> int:
     import pytest
 
-    from conformance.descriptor import DescriptorError, load_descriptor
+    from conformance.descriptor import DescriptorError
     from conformance.plugin import parse_selection
 
     if args.workers < 1:
         raise UsageError(f"-n/--workers must be 1 (in this process) or more, not {args.workers}")
-    if not args.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    from conformance.context import MAX_TIMEOUT_S
+
+    if not (args.timeout > 0 and args.timeout <= MAX_TIMEOUT_S):
+        raise UsageError(
+            f"--timeout must be a positive number of seconds, at most {MAX_TIMEOUT_S:g} (a day), not {args.timeout:g}"
+        )
+    if args.memory_limit is not None and not (0 < args.memory_limit < 1 << 20):
+        raise UsageError(f"--memory-limit must be a positive number of GiB, not {args.memory_limit:g}")
     if args.checks is not None:
         if args.certify:
             raise UsageError("--certify runs every check; it cannot be combined with --checks")
@@ -59,17 +58,33 @@ def _run(args: argparse.Namespace) -> int:
         except ExpectationsError as exc:
             raise UsageError(str(exc)) from None
     from conformance.fdcapture import output_to
+    from conformance.remote_descriptor import discard_prepared, prepare
 
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
-    log = report_dir / "output.log"  # what the vendor's and third-party code print while loading
+    log = report_dir / "output.log"  # what pytest and third-party code print during the run
     log.unlink(missing_ok=True)
-    try:
-        with output_to(log):
-            descriptor = load_descriptor(args.backend)
+    vendor_log = report_dir / "vendor-process.log"  # what the vendor's code prints
+    vendor_log.unlink(missing_ok=True)
+    for stale in ("report.json", "badge.svg", "badge.json"):  # a run that dies must leave none behind
+        (report_dir / stale).unlink(missing_ok=True)
+    from conformance.vendor_process import set_memory_limit
+
+    set_memory_limit(args.memory_limit)
+    try:  # in a vendor process: the backend's module is never imported in this one
+        descriptor = prepare(args.backend, vendor_log, args.timeout)
     except DescriptorError as exc:
         print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
         return EXIT_DESCRIPTOR
+    try:
+        return _run_pytest(args, descriptor, runner, report_dir, log, output_to)
+    finally:
+        discard_prepared()
+
+
+def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, log: Path, output_to) -> int:
+    import pytest
+
     if args.ops is not None:
         from conformance.plugin import parse_ops
 
@@ -79,7 +94,6 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc).replace("--et-ops", "--ops")) from None
 
     report_path = report_dir / "report.json"
-    report_path.unlink(missing_ok=True)
     pytest_args = [
         "--pyargs",
         "conformance.suite",
@@ -104,8 +118,10 @@ def _run(args: argparse.Namespace) -> int:
         "-rN",
         "--disable-warnings",
     ]
-    if not _plugin_installed():  # e.g. running from a source tree on PYTHONPATH
-        pytest_args += ["-p", "conformance.plugin"]
+    # Only the suite's own plugins: a pytest11 entry point of the vendor's package (or of anything else
+    # installed) would run in the process that judges. The xdist workers inherit the setting.
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    pytest_args += ["-p", "conformance.plugin"]
     if args.expectations:
         pytest_args += ["--et-expectations", args.expectations]
     if args.certify:
@@ -116,17 +132,16 @@ def _run(args: argparse.Namespace) -> int:
         pytest_args += ["--et-ops", args.ops]
     if args.models is not None:
         pytest_args += ["--et-models", args.models]
+    if args.memory_limit is not None:
+        pytest_args += ["--et-memory-limit", str(args.memory_limit)]
     if args.target:
         pytest_args += ["--et-target", args.target, "--et-runner", runner]
     if args.workers != 1:
-        pytest_args += ["-n", str(args.workers)]
-    else:
-        pytest_args += ["-p", "no:xdist"]
+        pytest_args += ["-p", "xdist.plugin", "-n", str(args.workers)]
     if args.verbose:
         code = pytest.main(pytest_args)
     else:  # quiet: progress and the table on the terminal, everything else in output.log
         import io
-        import os
 
         from conformance.console import Console
 
@@ -285,6 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=120.0,
         metavar="SECONDS",
         help="the longest a check may wait for the backend's code (default 120)",
+    )
+    run.add_argument(
+        "--memory-limit",
+        type=float,
+        metavar="GB",
+        help="the most memory the backend's code may allocate, in GiB (default: 3/4 of this machine's)",
     )
     run.add_argument(
         "--target",

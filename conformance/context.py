@@ -34,6 +34,8 @@ __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord",
 
 #: The default per-check timeout in seconds (ExecuTorch's own backend suite uses 120 s per operator test).
 DEFAULT_TIMEOUT_S = 120.0
+#: The longest timeout accepted: a day (longer waits overflow the clocks that pebble and threading use).
+MAX_TIMEOUT_S = 86400.0
 
 
 class Memo:
@@ -91,13 +93,15 @@ class Context:
         log_path: Path | None = None,
         target: str | None = None,
         runner: str | Path | None = None,
+        vendor: VendorProcess | None = None,
     ) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
         receives what the vendor process prints outside the runtime calls (default: the scratch dir).
         With ``target`` (a --target URL) and ``runner`` (the runner executable built for the backend), the
         runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
-        stay here."""
+        stay here. ``vendor``: a vendor process already started for ``spec`` (the one that described the
+        backend), used instead of a new one."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -106,7 +110,7 @@ class Context:
         self.spec = spec
         self.timeout = float(timeout)
         self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
-        self.vendor = VendorProcess(spec, self.scratch_dir(), log_path)
+        self.vendor = vendor or VendorProcess(spec, self.scratch_dir(), log_path)
         self._memo = Memo()
         self.current_check: str | None = None
         self._deadline = float("inf")
@@ -395,6 +399,10 @@ class Context:
         if "error" in result:
             raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
         return {key: unpack(value) for key, value in result["outputs"].items()}
+
+    def required_keys(self, blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
+        """named_data.required_keys(blob) of each blob, from the vendor process."""
+        return self._call("required_keys", blobs, what="named_data.required_keys()")
 
     def executorch_version(self) -> str:
         """The executorch version of the vendor process (the exporter and the runtime)."""

@@ -21,6 +21,19 @@ class DescriptorError(ValueError):
     """The backend could not be found, or its descriptor is malformed."""
 
 
+class RecordedError(Exception):
+    """What the vendor's code raised in the vendor process, kept as text ('TypeError: ...')."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def raised(exc: BaseException) -> str:
+    """'Type: message' of an exception, or the text of a RecordedError."""
+    return exc.text if isinstance(exc, RecordedError) else f"{type(exc).__name__}: {exc}"
+
+
 @dataclasses.dataclass(frozen=True)
 class SampleModel:
     """A model the backend claims to run: ``make()`` returns (module, example inputs).

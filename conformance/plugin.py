@@ -9,6 +9,7 @@ and the verdict is computed over that full list.
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ from typing import Any
 import pytest
 
 from conformance.checks import all_checks
-from conformance.context import DEFAULT_TIMEOUT_S, Context
-from conformance.descriptor import DescriptorError, load_descriptor
+from conformance.context import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, Context
+from conformance.descriptor import DescriptorError
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import (
     CRASHED,
@@ -33,7 +34,9 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.registry import AREAS
+from conformance.remote_descriptor import describe, from_info, take_prepared
 from conformance.report import build_report, write_report
+from conformance.vendor_process import VendorProcess, set_memory_limit
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
 
@@ -57,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=DEFAULT_TIMEOUT_S,
         help=f"the longest a check may wait for the backend's code (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    group.addoption(
+        "--et-memory-limit",
+        metavar="GB",
+        type=float,
+        default=None,
+        help="the most memory the backend's code may allocate, in GiB (default: 3/4 of this machine's)",
     )
     group.addoption(
         "--et-command", help="the command line to record in the report (set by executorch-conformance)"
@@ -105,10 +115,10 @@ def et_context(request: pytest.FixtureRequest):
 
 
 def parse_selection(text: str | None) -> set[str] | None:
-    """The check IDs and areas of ``--et-checks``; a usage error names any that is unknown."""
+    """The check IDs and areas of ``--et-checks`` (in any case); a usage error names any that is unknown."""
     if text is None:
         return None
-    wanted = {s.strip() for s in text.split(",") if s.strip()}
+    wanted = {s.strip().upper() for s in text.split(",") if s.strip()}  # 'rt-3' is RT-3
     ids = {c.id for c in all_checks()}
     unknown = sorted(w for w in wanted if w not in ids and w not in AREAS)
     if unknown or not wanted:
@@ -160,19 +170,23 @@ class ConformanceRun:
         self.config = config
         self.checks = {c.id: c for c in all_checks()}
         self.spec = config.getoption("et_backend")
-        report = config.getoption("et_report")
-        self.log = Path(report).parent / "output.log" if report else None
+        self.timeout = float(config.getoption("et_timeout"))
+        if not (self.timeout > 0 and self.timeout <= MAX_TIMEOUT_S):
+            raise pytest.UsageError(
+                f"--et-timeout must be a positive number of seconds, at most {MAX_TIMEOUT_S:g} (a day), "
+                f"not {self.timeout:g}"
+            )
+        memory = config.getoption("et_memory_limit")
+        if memory is not None and not (0 < memory < 1 << 20):
+            raise pytest.UsageError(f"--et-memory-limit must be a positive number of GiB, not {memory:g}")
+        set_memory_limit(memory)
+        self._vendor: VendorProcess | None = None
+        self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
         try:
-            if self.log is not None:
-                from conformance.fdcapture import output_to
-
-                self.log.parent.mkdir(parents=True, exist_ok=True)
-                with output_to(self.log):  # what importing the vendor's and third-party modules prints
-                    self.descriptor = load_descriptor(self.spec)
-            else:
-                self.descriptor = load_descriptor(self.spec)
+            self.descriptor, self.descriptor_text = self._describe(config)
             self.expectations = load_expectations(config.getoption("et_expectations"), list(self.checks))
         except (DescriptorError, ExpectationsError) as exc:
+            self.close()
             raise pytest.UsageError(str(exc)) from None
         self.certify = bool(config.getoption("et_certify"))
         if self.certify and self.expectations.expected_failures:
@@ -193,14 +207,10 @@ class ConformanceRun:
         try:
             self.models = parse_models(config.getoption("et_models"))
         except ValueError as exc:
+            self.close()
             raise pytest.UsageError(str(exc).replace("--models", "--et-models")) from None
         #: model name -> its row of the report's models section, as the model tests report them
         self.model_rows: dict[str, dict[str, Any]] = {}
-        self.timeout = float(config.getoption("et_timeout"))
-        if not self.timeout > 0:
-            raise pytest.UsageError(
-                f"--et-timeout must be a positive number of seconds, not {self.timeout:g}"
-            )
         self.target_url, self.runner = _target_options(config)
         self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
@@ -210,17 +220,46 @@ class ConformanceRun:
         self.report: dict[str, Any] | None = None
         self._context: Context | None = None
 
+    def _vendor_log(self) -> Path | None:
+        """Where the vendor process of this pytest process writes what the vendor's code prints."""
+        report = self.config.getoption("et_report")
+        if not report:
+            return None
+        worker = getattr(self.config, "workerinput", {}).get("workerid")
+        log = Path(report).parent / f"vendor-process{'-' + worker if worker else ''}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.unlink(missing_ok=True)
+        return log
+
+    def _describe(self, config: pytest.Config):
+        """(descriptor, its JSON text): from the controller (xdist worker), from the vendor process the CLI
+        started, or read in a new vendor process kept for the checks. The descriptor's module is never
+        imported here (``conformance.remote_descriptor``)."""
+        given = getattr(config, "workerinput", {}).get("et_descriptor")
+        if given is not None:
+            return from_info(given), given
+        prepared = take_prepared(self.spec)
+        if prepared is not None:
+            descriptor, text, self._vendor = prepared
+            return descriptor, text
+        self._vendor = VendorProcess(self.spec, None, self._vendor_log())
+        return describe(self.spec, self._vendor, self.timeout)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        """xdist: each worker gets the descriptor's data; the checks run there, so this process needs no
+        vendor process of its own."""
+        node.workerinput["et_descriptor"] = self.descriptor_text
+        if self._vendor is not None:
+            self._vendor.close()
+            self._vendor = None
+
     def context(self) -> Context:
         if self._context is None:
-            report = self.config.getoption("et_report")
-            log = None
-            if report:
-                worker = getattr(self.config, "workerinput", {}).get("workerid")
-                log = Path(report).parent / f"vendor-process{'-' + worker if worker else ''}.log"
-                log.parent.mkdir(parents=True, exist_ok=True)
-                log.unlink(missing_ok=True)
+            vendor, self._vendor = self._vendor, None
+            log = None if vendor is not None else self._vendor_log()
             self._context = Context(
-                self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner
+                self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner, vendor=vendor
             )
             self._context.operator_selection = self.ops
         return self._context
@@ -229,6 +268,12 @@ class ConformanceRun:
         if self._context is not None:
             self._context.close()
             self._context = None
+        if self._vendor is not None:
+            self._vendor.close()
+            self._vendor = None
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
 
     def _exempt(self, check) -> bool:
         """A conditional check whose capability the descriptor does not declare."""
@@ -434,6 +479,21 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
     return lines
+
+
+def _stop_on_sigterm():
+    """Makes SIGTERM (what ``kill``, ``timeout`` and CI runners send) end the run as Ctrl-C does: the
+    report is written, says interrupted and not conformant, and no badge is made. Returns the previous
+    handler (None outside the main thread, where no handler can be set)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:

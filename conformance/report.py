@@ -680,12 +680,12 @@ def _version_of(dist: str) -> str | None:
 
 def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
     """Path and sha256 of each runtime library the descriptor names; an error is recorded, not raised."""
+    from conformance.descriptor import raised
+
     try:
         paths = [str(p) for p in descriptor.runtime_libraries()]
-    except Exception as exc:  # noqa: BLE001  the vendor's code: record what it did
-        return [
-            {"path": None, "sha256": None, "error": f"runtime_libraries() raised {type(exc).__name__}: {exc}"}
-        ]
+    except Exception as exc:  # noqa: BLE001  what the vendor's code raised (recorded in the vendor process)
+        return [{"path": None, "sha256": None, "error": f"runtime_libraries() raised {raised(exc)}"}]
     libraries: list[dict[str, Any]] = []
     for path in paths:
         try:

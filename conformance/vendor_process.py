@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import io
 import itertools
 import multiprocessing
+import os
+import pickle
 import signal
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +39,28 @@ from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 
 #: How long the vendor process may take to start (import torch, executorch and the descriptor).
 STARTUP_TIMEOUT_S = 300.0
+
+
+def _default_memory_limit() -> int | None:
+    """Three quarters of the machine's memory, in bytes (None where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4)
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+#: ``memory_bytes``: the most data memory (RLIMIT_DATA) a vendor process may allocate: a runtime that allocates without
+#: bound fails its own task (MemoryError, a failed allocation) instead of waking the OOM killer, which may
+#: pick the process that judges. ``set_memory_limit`` changes it for the vendor processes started later.
+LIMITS: dict[str, int | None] = {"memory_bytes": _default_memory_limit()}
+
+
+def set_memory_limit(gigabytes: float | None) -> None:
+    """Sets the memory limit of the vendor processes started from now on (None keeps the default)."""
+    if gigabytes is not None:
+        LIMITS["memory_bytes"] = int(gigabytes * (1 << 30))
+
+
 #: Lines of the runtime's log quoted in a reason.
 LOG_LINES = 6
 
@@ -48,21 +75,123 @@ def signal_name(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
+#: The most of a task's log the parent reads (its end): a runtime that logs gigabytes costs no memory.
+LOG_TAIL_BYTES = 64 * 1024
+
+
 def read_log(path: Path) -> tuple[str | None, list[str]]:
-    """(the last step marked in a task's log, the other lines it holds, faulthandler's dump left out)."""
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None, []
+    """(the last step the task marked, the lines at the end of its log, faulthandler's dump left out).
+    Only the last ``LOG_TAIL_BYTES`` of the log are read; the steps come from a file of their own
+    (``vendor_worker.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
+    return _last_step(Path(f"{path}{vendor_worker.STEPS_SUFFIX}")), _tail_lines(path)
+
+
+#: The marker line the conformance runner (runner/entries.cpp, on a target) writes before each step.
+RUNNER_STEP_MARKER = "[executorch-conformance step] "
+
+
+def read_marked_log(path: Path) -> tuple[str | None, list[str]]:
+    """Like ``read_log`` for the runner's log on a target, whose steps are marker lines in the log itself
+    (``RUNNER_STEP_MARKER``); only its last ``LOG_TAIL_BYTES`` are read."""
     last_step, lines = None, []
-    for line in text.splitlines():
-        if line.startswith(vendor_worker.STEP_MARKER):
-            last_step = line[len(vendor_worker.STEP_MARKER) :]
-        elif line.startswith(("Fatal Python error:", "Current thread", "Thread 0x")):
-            break
-        elif line.strip():
-            lines.append(line.rstrip())
+    for line in _tail_lines(path):
+        if line.startswith(RUNNER_STEP_MARKER):
+            last_step = line[len(RUNNER_STEP_MARKER) :]
+        else:
+            lines.append(line)
     return last_step, lines
+
+
+def _tail(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            data = f.read(limit)
+    except OSError:
+        return ""
+    text = data.decode("utf-8", "replace")
+    return text.split("\n", 1)[-1] if size > limit else text  # the first line may be cut
+
+
+def _last_step(path: Path) -> str | None:
+    lines = [line for line in _tail(path, 4096).splitlines() if line.strip()]
+    return lines[-1] if lines else None
+
+
+def _tail_lines(path: Path) -> list[str]:
+    lines = []
+    for line in _tail(path, LOG_TAIL_BYTES).splitlines():
+        if line.startswith(("Fatal Python error:", "Current thread", "Thread 0x")):
+            break
+        if line.strip():
+            lines.append(line.rstrip())
+    return lines
+
+
+#: What a task's result may be made of (``load_result``): plain data and the suite's own records.
+_RESULT_TYPES = {
+    ("builtins", name) for name in ("frozenset", "set", "bytearray", "complex", "slice", "range")
+} | {("conformance.vendor_worker", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
+
+
+class _ResultUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _RESULT_TYPES or module.startswith("conformance.capability_tasks"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name}")
+
+
+def load_result(data: Any, what: str) -> Any:
+    """A task's pickled result, rebuilt only from plain data and the suite's records: an object of any
+    other type (the vendor's own str subclass, say) would run the vendor's code in this process, so it
+    is refused as a failure of the step that returned it."""
+    if not isinstance(data, bytes):
+        raise CheckFailed(f"{what}: the vendor process answered with {type(data).__name__}, not a result")
+    try:
+        return _ResultUnpickler(io.BytesIO(data)).load()
+    except Exception as exc:  # noqa: BLE001  whatever came back is no result
+        raise CheckFailed(
+            f"{what} returned an object of type {exc} where the suite expects plain data "
+            "(str, bytes, numbers); return built-in types"
+        ) from None
+
+
+#: How often a waiting call looks at the vendor process, and how long after it was reaped unseen it gives
+#: pebble to report its end before taking it for an exit with status 0.
+POLL_S = 0.5
+EXIT_GRACE_S = 10.0
+
+
+def _task_pid(log: Path) -> int | None:
+    try:
+        return int(Path(f"{log}{vendor_worker.PID_SUFFIX}").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _exit_status(pid: int) -> int | str | None:
+    """How process ``pid`` stands: None while it runs (or where /proc cannot tell), its wait status
+    while it is a zombie (dead, not yet reaped by pebble), 'gone' once reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[-1].split()
+    except FileNotFoundError:
+        return "gone"
+    except OSError:
+        return None
+    if fields[:1] not in ([b"Z"], [b"X"]):
+        return None
+    try:
+        return int(fields[49])  # field 52, exit_code (Linux 3.5 and later)
+    except (IndexError, ValueError):
+        return None
+
+
+def step_what(log: Path, what: str) -> str:
+    """The last step a task marked, or ``what``."""
+    return _last_step(Path(f"{log}{vendor_worker.STEPS_SUFFIX}")) or what
 
 
 def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
@@ -76,11 +205,16 @@ def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
 class VendorProcess:
     """One child process for the vendor's code, restarted after a crash or a timeout."""
 
-    def __init__(self, spec: str | bytes, scratch: Path, log_path: Path | None = None) -> None:
+    def __init__(self, spec: str | bytes, scratch: Path | None = None, log_path: Path | None = None) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
-        with cloudpickle (functions of importable modules by reference, others by value)."""
+        with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
+        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``)."""
         self.spec = spec
-        self.scratch = scratch
+        self._own_scratch = None
+        if scratch is None:
+            self._own_scratch = tempfile.TemporaryDirectory(prefix="conformance-vendor-")
+            scratch = Path(self._own_scratch.name)
+        self.scratch: Path = scratch
         self._pool: pebble.ProcessPool | None = None
         self._counter = itertools.count()
         self.worker_log = log_path or scratch / "vendor-process.log"
@@ -91,7 +225,7 @@ class VendorProcess:
             self._pool = pebble.ProcessPool(
                 max_workers=1,
                 initializer=vendor_worker.initialize,
-                initargs=(self.spec, str(self.worker_log)),
+                initargs=(self.spec, str(self.worker_log), LIMITS["memory_bytes"]),
                 context=multiprocessing.get_context("spawn"),
             )
         return self._pool
@@ -112,41 +246,85 @@ class VendorProcess:
                 vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
             )
             try:
-                result = self._result(future, timeout)
+                result = self._result(future, timeout, log)
             except pebble.ProcessExpired as exc:
                 step, lines = read_log(log)
-                self.restarts += 1
+                self._restart()
                 raise VendorCrashed(
                     f"crashed with {signal_name(exc.exitcode)} in {step or what}{quote_log(lines)}"
                 ) from None
             except concurrent.futures.TimeoutError:
                 step, lines = read_log(log)
-                self.restarts += 1
+                self._restart()
                 raise VendorTimedOut(
                     f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
                 ) from None
             except vendor_worker.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None
-            return result, read_log(log)[1]
+            return load_result(result, step_what(log, what)), read_log(log)[1]
         finally:
             log.unlink(missing_ok=True)
+            Path(f"{log}{vendor_worker.STEPS_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{vendor_worker.PID_SUFFIX}").unlink(missing_ok=True)
 
-    def _result(self, future: concurrent.futures.Future, timeout: float) -> Any:
-        """The task's result; the first task of a new worker also waits for its start-up (bounded)."""
-        try:
-            return future.result(timeout=STARTUP_TIMEOUT_S + timeout)
-        except concurrent.futures.TimeoutError:
-            if future.done():  # pebble's own task timeout
-                raise
-            self.close()
-            raise VendorTimedOut(
-                f"the vendor process did not start and answer within {STARTUP_TIMEOUT_S:g} s "
-                "(does importing the descriptor hang?)"
-            ) from None
+    def _result(self, future: concurrent.futures.Future, timeout: float, log: Path) -> Any:
+        """The task's result; the first task of a new worker also waits for its start-up (bounded).
+
+        pebble reports a worker that died by a signal or with a non-zero status, but takes one that
+        exited with status 0 (``os._exit(0)``, C ``exit(0)`` or ``quick_exit`` in the vendor's code) for
+        a normal end and leaves its task waiting for the timeout: so while waiting, this watches the
+        process that took the task (its pid is in the task's ``.pid`` file) and reports its exit."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S + timeout
+        pid: int | None = None
+        started: float | None = None  # when the task was seen running
+        gone_since: float | None = None
+        while True:
+            try:
+                return future.result(timeout=max(0.0, min(POLL_S, deadline - time.monotonic())))
+            except concurrent.futures.TimeoutError:
+                if future.done():  # pebble's own task timeout; or the process was gone well before it
+                    if started is not None and gone_since is not None and gone_since - started < timeout - 1:
+                        raise pebble.ProcessExpired("exited", code=0, pid=pid) from None
+                    raise
+            now = time.monotonic()
+            if now >= deadline:
+                self._stop()
+                raise VendorTimedOut(
+                    f"the vendor process did not start and answer within {STARTUP_TIMEOUT_S:g} s "
+                    "(does importing the descriptor hang?)"
+                ) from None
+            if pid is None:
+                pid = _task_pid(log)
+                started = now if pid is not None else None
+                continue
+            status = _exit_status(pid)
+            if status == "gone":  # reaped: pebble reports any status but 0 at once
+                gone_since = gone_since or now
+            if status == 0 or (gone_since is not None and now - gone_since > EXIT_GRACE_S):
+                self._stop()
+                raise pebble.ProcessExpired("exited", code=0, pid=pid)
+
+    def _restart(self) -> None:
+        """After a crash or a timeout: the next task gets a new pool, with new pipes as well as a new
+        process (the vendor's code may have written into the old pipes, or left half a message there,
+        and pebble's own replacement worker would share them)."""
+        self.restarts += 1
+        self._stop()
+        warm = (
+            self.scratch / f"warm-{next(self._counter)}.log"
+        )  # starts the new process now, in the background
+        self._ensure_pool().schedule(
+            vendor_worker.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
+        )
 
     def close(self) -> None:
-        """Stops the worker (killing it if it hangs)."""
+        """Stops the worker (killing it if it hangs) and removes its own scratch directory."""
+        self._stop()
+        if self._own_scratch is not None:
+            self._own_scratch.cleanup()
+
+    def _stop(self) -> None:
         if self._pool is not None:
             self._pool.stop()
             with contextlib.suppress(TimeoutError, RuntimeError):

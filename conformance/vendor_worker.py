@@ -8,8 +8,11 @@ it as a result of the check that made the call.
 
 Each task runs with file descriptors 1 and 2 sent to a log file of its own, so
 that what the runtime logged survives a crash. Before each step the task
-writes a marker line (``STEP_MARKER`` + a description) so that the parent can
-say in which step a crash or hang happened. Tensors cross the process
+writes the step's description to a second file of its own (``STEPS_SUFFIX``),
+which the vendor's output cannot reach, so that the parent can say in which
+step a crash or hang happened. The descriptor itself is loaded here, by the
+first task of each process: the process that judges never imports the
+vendor's modules (``describe`` gives it the descriptor's data). Tensors cross the process
 boundary as ``torch.save`` bytes, which keeps every dtype and needs no shared
 memory.
 
@@ -30,7 +33,10 @@ import traceback
 from pathlib import Path
 from typing import Any, ClassVar
 
-STEP_MARKER = "[executorch-conformance step] "
+#: Where a task's step markers go: its log path with this suffix (see ``step``).
+STEPS_SUFFIX = ".steps"
+#: The pid of the process that runs a task goes to its log path with this suffix (the parent watches it).
+PID_SUFFIX = ".pid"
 
 
 class VendorError(Exception):
@@ -109,8 +115,11 @@ def unpack(data: bytes) -> Any:
 
 
 class _State:
+    spec: str | bytes = b""
     descriptor: Any = None
     descriptor_error: str | None = None
+    descriptor_plain_error: str | None = None
+    step_path: str | None = None
     samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
     runtime: RuntimeLoad | None = None
     keep_alive: ClassVar[list[Any]] = []
@@ -119,10 +128,13 @@ class _State:
 _state = _State()
 
 
-def initialize(spec: str | bytes, log_path: str) -> None:
-    """The pool's initializer: sends stdout/stderr to ``log_path``, loads the descriptor (an entry point
-    name or 'module:attr', or a descriptor object pickled with cloudpickle). Never raises."""
+def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None) -> None:
+    """The pool's initializer: sends stdout/stderr to ``log_path``, limits the process's data memory to
+    ``memory_limit`` bytes (RLIMIT_DATA) and imports the suite's own heavy modules (torch, executorch). Never raises, and runs none of the vendor's code: the descriptor is
+    loaded by the first task (``_load_descriptor``), under that task's timeout, so that an import that
+    hangs, crashes or exits is that task's result."""
     _die_with_parent()
+    _limit_memory(memory_limit)
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -132,6 +144,21 @@ def initialize(spec: str | bytes, log_path: str) -> None:
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, errors="replace")
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, errors="replace")
     faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's own log at the time of a crash
+    _state.spec = spec
+    with contextlib.suppress(Exception):  # what every descriptor imports; a failure shows at its import
+        import executorch.exir
+        import executorch.runtime  # noqa: F401
+        import torch  # noqa: F401
+
+
+def _load_descriptor() -> None:
+    """Loads the descriptor (an entry point name or 'module:attr', or a descriptor object pickled with
+    cloudpickle) once per process; a failure is kept in ``_state``."""
+    if _state.descriptor is not None or _state.descriptor_error is not None:
+        return
+    spec = _state.spec
+    label = "the descriptor object" if isinstance(spec, bytes) else f"the descriptor {spec!r}"
+    step(f"loading {label} (importing its module)")
     try:
         if isinstance(spec, bytes):
             import cloudpickle
@@ -142,8 +169,23 @@ def initialize(spec: str | bytes, log_path: str) -> None:
 
             _state.descriptor = load_descriptor(spec)
     except BaseException as exc:  # noqa: BLE001  (any failure of vendor code is a finding)
-        label = "the descriptor object" if isinstance(spec, bytes) else f"the descriptor {spec!r}"
+        from conformance.descriptor import DescriptorError
+
+        _state.descriptor_plain_error = _plain(str(exc)) if isinstance(exc, DescriptorError) else None
         _state.descriptor_error = f"loading {label} in the vendor process failed: {_one_line(exc)}"
+
+
+def _limit_memory(limit: int | None) -> None:
+    """Allocations beyond ``limit`` bytes fail in this process (MemoryError, malloc returning NULL)."""
+    if limit is None:
+        return
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import resource
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
 
 
 def _die_with_parent() -> None:
@@ -158,8 +200,13 @@ def _die_with_parent() -> None:
             ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
 
 
-def run_task(name: str, log_path: str, *args: Any) -> Any:
-    """Runs task ``name`` with fds 1 and 2 sent to ``log_path``; see the module contract."""
+def run_task(name: str, log_path: str, *args: Any) -> bytes:
+    """Runs task ``name`` with fds 1 and 2 sent to ``log_path`` and its step markers written to
+    ``log_path + STEPS_SUFFIX`` (a file the vendor's output cannot reach or imitate); see the module
+    contract. The result is returned pickled, for ``conformance.vendor_process.load_result``, which
+    accepts only the suite's own types."""
+    import pickle
+
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
@@ -167,21 +214,42 @@ def run_task(name: str, log_path: str, *args: Any) -> Any:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
+    _state.step_path = log_path + STEPS_SUFFIX
+    Path(log_path + PID_SUFFIX).write_text(str(os.getpid()))
     try:
-        if _state.descriptor_error:
-            raise VendorError(_state.descriptor_error)
-        return _task(name)(*args)
-    except VendorError:
-        raise
+        if name != "describe":
+            _load_descriptor()
+            if _state.descriptor_error:
+                raise VendorError(_state.descriptor_error)
+        return pickle.dumps(_task(name)(*args))
+    except VendorError as exc:
+        raise VendorError(_plain(exc.args[0] if exc.args else "")) from None
     except BaseException as exc:  # noqa: BLE001
-        raise VendorError(_one_line(exc)) from None
+        raise VendorError(_safe_one_line(exc)) from None
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _state.step_path = None
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
         os.close(saved[0])
         os.close(saved[1])
+
+
+def _plain(text: Any) -> str:
+    """``text`` as an exact ``str`` (never a subclass of the vendor's, which would cross the boundary)."""
+    try:
+        return str.__str__(text) if isinstance(text, str) else str.__str__(str(text))
+    except BaseException:  # noqa: BLE001
+        return "(a message that could not be turned into text)"
+
+
+def _safe_one_line(exc: BaseException) -> str:
+    try:
+        return _plain(_one_line(exc))
+    except BaseException:  # noqa: BLE001  the vendor's __str__ raised in turn
+        return _plain(f"{type.__getattribute__(type(exc), '__name__')} (its message could not be read)")
 
 
 def _task(name: str):
@@ -201,9 +269,14 @@ def descriptor() -> Any:
 
 
 def step(what: str) -> None:
-    """Marks the start of a step in the task's log (read by the parent after a crash or hang)."""
-    sys.stderr.flush()
-    os.write(2, f"\n{STEP_MARKER}{what}\n".encode("utf-8", "replace"))
+    """Marks the start of a step in the task's step file (read by the parent after a crash or hang)."""
+    if _state.step_path is None:
+        return
+    fd = os.open(_state.step_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, f"{what}\n".encode("utf-8", "replace"))
+    finally:
+        os.close(fd)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -346,7 +419,10 @@ def _op_name(target: Any) -> str | None:
 
 def _record(partitioner: Any, result: Any) -> PartitionRecord:
     tags = {
-        tag: (spec.backend_id, tuple((cs.key, bytes(cs.value)) for cs in spec.compile_specs))
+        _plain(tag): (
+            _plain(spec.backend_id),
+            tuple((_plain(cs.key), bytes(cs.value)) for cs in spec.compile_specs),
+        )
         for tag, spec in result.partition_tags.items()
     }
     graph = result.tagged_exported_program.graph
@@ -357,10 +433,14 @@ def _record(partitioner: Any, result: Any) -> PartitionRecord:
             continue
         op = _op_name(n.target)
         if op is None:
-            non_ops.append((n.name, getattr(n.target, "__qualname__", str(n.target)), tag))
+            non_ops.append(
+                (_plain(n.name), _plain(getattr(n.target, "__qualname__", str(n.target))), _plain(tag))
+            )
         else:
-            ops.append((n.name, op, tag))
-    node_tags = frozenset(n.meta["delegation_tag"] for n in graph.nodes if n.meta.get("delegation_tag"))
+            ops.append((_plain(n.name), _plain(op), _plain(tag)))
+    node_tags = frozenset(
+        _plain(n.meta["delegation_tag"]) for n in graph.nodes if n.meta.get("delegation_tag")
+    )
     return PartitionRecord(
         f"{type(partitioner).__module__}.{type(partitioner).__qualname__}",
         tags,
@@ -606,10 +686,88 @@ def ping() -> int:
     return os.getpid()
 
 
+def describe() -> dict[str, Any]:
+    """The descriptor as plain data (``conformance.remote_descriptor`` rebuilds it in the process that
+    judges): {'error': the DescriptorError's message} or {'info': ...}, all of it JSON text."""
+    import json
+
+    _load_descriptor()
+    if _state.descriptor_error:
+        if _state.descriptor_plain_error is not None:
+            return {"error": _state.descriptor_plain_error}
+        raise VendorError(_state.descriptor_error)
+    d = _state.descriptor
+    step("reading the descriptor's fields")
+
+    def support(value: Any, **fields: Any) -> dict[str, Any] | None:
+        return None if value is None else {"sample": value.sample, **fields}
+
+    info = {
+        "backend_id": d.backend_id,
+        "distribution": d.distribution,
+        "python_package": d.python_package,
+        "version": d.version,
+        "supported_ops": sorted(d.supported_ops),
+        "operators": {
+            op: {
+                "dtypes": list(o.dtypes),
+                "dynamic": o.dynamic,
+                "without": list(o.without),
+                "reason": o.reason,
+            }
+            for op, o in d.operators.items()
+        },
+        "sample_models": [
+            {
+                "name": m.name,
+                "rtol": float(m.rtol),
+                "atol": float(m.atol),
+                "delegated": bool(m.delegated),
+                "make_inputs": m.make_inputs is not None,
+            }
+            for m in d.sample_models
+        ],
+        "load_runtime": d.load_runtime is not None,
+        "runtime_libraries": runtime_libraries(),
+        "named_data": d.named_data
+        and support(
+            d.named_data,
+            max_blob_bytes=int(d.named_data.max_blob_bytes),
+            required_keys=d.named_data.required_keys is not None,
+        ),
+        "quantized": d.quantized and support(d.quantized, max_steps=float(d.quantized.max_steps)),
+        "dynamic_shapes": support(d.dynamic_shapes),
+        "composition": support(d.composition),
+    }
+    try:  # JSON text: only str, numbers, bools and None reach the parent, never the vendor's own types
+        return {"info": _plain(json.dumps(info, allow_nan=False))}
+    except (TypeError, ValueError) as exc:
+        raise VendorError(f"the descriptor holds a value that is not plain data: {_one_line(exc)}") from None
+
+
+def required_keys(blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
+    """named_data.required_keys(blob) for each blob, as plain (key, file or None) pairs."""
+    found = []
+    for i, blob in enumerate(blobs):
+        keys = vendor_call(
+            f"named_data.required_keys(blob {i})", _state.descriptor.named_data.required_keys, blob
+        )
+        try:
+            pairs = [(k, f) for k, f in keys]
+        except (TypeError, ValueError):
+            raise VendorError(
+                f"named_data.required_keys(blob {i}) returned {type(keys).__name__}, not (key, file) pairs"
+            ) from None
+        found.append([(_plain(k), None if f is None else _plain(f)) for k, f in pairs])
+    return found
+
+
 TASKS = {
     f.__name__: f
     for f in (
         ping,
+        describe,
+        required_keys,
         sample,
         fresh_cases,
         describe_partitioners,

@@ -247,10 +247,10 @@ def version_matches_distribution(ctx: Context) -> None:
 def _runtime_libraries(ctx: Context) -> list[Path]:
     try:
         return [Path(p) for p in ctx.descriptor.runtime_libraries()]
-    except Exception as exc:  # noqa: BLE001  the vendor's code
-        raise CheckFailed(
-            f"the descriptor's runtime_libraries() raised {type(exc).__name__}: {exc}"
-        ) from None
+    except Exception as exc:  # noqa: BLE001  what the vendor's code raised (recorded in the vendor process)
+        from conformance.descriptor import raised
+
+        raise CheckFailed(f"the descriptor's runtime_libraries() raised {raised(exc)}") from None
 
 
 def _read(path: Path):

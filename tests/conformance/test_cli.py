@@ -142,7 +142,13 @@ def test_descriptor_errors_are_one_line_with_exit_4(tmp_path, backend, message):
         (["--checks", "NOPE-9"], r"--checks 'NOPE-9' selects unknown NOPE-9; give check IDs"),
         (["--checks", ","], r"--checks ',' selects nothing"),
         (["-n", "-1"], r"-n/--workers must be 1 \(in this process\) or more, not -1"),
-        (["--timeout", "0"], r"--timeout must be a positive number of seconds, not 0"),
+        (
+            ["--timeout", "0"],
+            r"--timeout must be a positive number of seconds, at most 86400 \(a day\), not 0",
+        ),
+        (["--timeout", "inf"], r"--timeout must be a positive number of seconds, at most 86400 .* not inf"),
+        (["--timeout", "nan"], r"--timeout must be .* not nan"),
+        (["--memory-limit", "-1"], r"--memory-limit must be a positive number of GiB, not -1"),
     ],
 )
 def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):

@@ -92,3 +92,72 @@ def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
     )
     assert code == 0, output
     assert {r["outcome"] for r in report["results"]} == {"passed"}
+
+
+# Faults met by RT-3 alone (RT-1 passes): MISBEHAVE -> (workers, extra options, RT-3's outcome, pattern).
+MORE_FAULTS = {
+    # pebble takes an exit with status 0 for a normal end: the suite watches the process itself
+    "execute:exit0": ("1", (), "crashed", r"crashed with exit code 0 in execute of sample 'mlp'"),
+    "execute:_exit0 (xdist)": ("2", (), "crashed", r"crashed with exit code 0 in execute of sample 'mlp'"),
+    "init:quick_exit": ("1", (), "crashed", r"crashed with exit code 0 in load of sample 'mlp'"),
+    # a line that imitates the suite's step markers names no step: the steps are kept apart from the log
+    "execute:imitate-then-segv": (
+        "1",
+        (),
+        "crashed",
+        r"crashed with SIGSEGV in execute of sample 'mlp'; the runtime logged: .*about to imitate-then-segv",
+    ),
+    # allocates until stopped: a failed allocation in the vendor process, never the OOM killer
+    "init:memory-bomb": (
+        "1",
+        ("--memory-limit", "2"),
+        "crashed",
+        r"crashed with SIGABRT in load of sample 'mlp'; the runtime logged: .*MisbehavingBackend: out of memory",
+    ),
+    # 300 MB of log lines, then the right outputs: the suite reads only the end of the log
+    "execute:spew": ("1", (), "passed", r"^$"),
+}
+
+
+@pytest.mark.parametrize("case", list(MORE_FAULTS))
+def test_more_faults_fail_rt3_with_the_right_reason(tmp_path, broken_runtime_dir, case):
+    workers, extra, outcome, pattern = MORE_FAULTS[case]
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-3",
+        "-n",
+        workers,
+        "--timeout",
+        str(TIMEOUT_S),
+        *extra,
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": case.split(" ")[0]},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert results["RT-1"]["outcome"] == "passed", results["RT-1"]
+    assert results["RT-3"]["outcome"] == outcome, results["RT-3"]
+    assert re.search(pattern, results["RT-3"]["reason"]), results["RT-3"]["reason"]
+    assert results["RT-3"]["duration_s"] < TIMEOUT_S + 30, results["RT-3"]
+    assert (code, report["verdict"]) == ((0, "conformant") if outcome == "passed" else (1, "not conformant"))
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tmp_path, broken_runtime_dir):
+    """execute() writes junk into every open descriptor, the pipes to the suite among them: RT-3 times out,
+    and the next check runs in a new process with new pipes instead of waiting for a broken pool."""
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-3,RT-5",
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": "execute:garbage-to-fds"},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert [results[c]["outcome"] for c in ("RT-1", "RT-3", "RT-5")] == ["passed", "timed_out", "passed"]
+    assert results["RT-5"]["duration_s"] < 60, results["RT-5"]
+    assert code == 1 and report["verdict"] == "not conformant"

@@ -223,10 +223,17 @@ def test_aot4_ignores_nodes_that_are_not_operators_and_says_so():
         claims_only_supported(ctx)
 
 
-@pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "xdist"])
-def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(tmp_path, broken_runtime_dir, workers):
-    """Ctrl-C while the runtime hangs inside C++: the run ends promptly, the report says interrupted and
-    not conformant, and no badge is written (a stale one is removed)."""
+@pytest.mark.parametrize(
+    ("workers", "how"),
+    [("1", "SIGINT"), ("2", "SIGINT"), ("1", "SIGTERM")],
+    ids=["in-process", "xdist", "in-process-sigterm"],
+)
+def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(
+    tmp_path, broken_runtime_dir, workers, how
+):
+    """Ctrl-C (SIGINT to the foreground group) or SIGTERM (``kill``, ``timeout``, a CI runner) while the
+    runtime hangs inside C++: the run ends promptly, the report says interrupted and not conformant, and
+    no badge is written (a stale one is removed)."""
     (tmp_path / "badge.json").write_text("{}")
     env = dict(
         os.environ,
@@ -261,7 +268,10 @@ def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(tmp_path, br
     while time.monotonic() < deadline and not list(tmp_path.glob("vendor-process*.log")):
         time.sleep(0.5)  # the run is under way once a vendor process exists
     time.sleep(15)  # RT-3 is now waiting on the hanging execute
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    if how == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    else:
+        proc.send_signal(signal.SIGTERM)
     interrupted = time.monotonic()
     output, _ = proc.communicate(timeout=60)
     assert time.monotonic() - interrupted < 30, output
@@ -271,3 +281,59 @@ def test_an_interrupted_run_is_never_conformant_and_writes_no_badge(tmp_path, br
     assert [r["id"] for r in report["results"]] == ["RT-1", "RT-3", "RT-6"]
     assert "the run was interrupted: a partial run is never conformant" in report["verdict_reasons"]
     assert not (tmp_path / "badge.json").exists() and not (tmp_path / "badge.svg").exists()
+
+
+def _with_vendor_pytest_plugin(tmp_path) -> dict[str, str]:
+    """An installed distribution (a .dist-info on the path) whose pytest11 entry point is tampering_plugin."""
+    site = tmp_path / "site"
+    info = site / "tampering_vendor-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tampering-vendor\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\ntampering = tampering_plugin\n")
+    return {"PYTHONPATH": os.pathsep.join([str(site), str(BROKEN), os.environ.get("PYTHONPATH", "")])}
+
+
+@pytest.mark.parametrize("how", ["descriptor module", "pytest plugin"])
+def test_vendor_code_cannot_change_the_verdict(tmp_path, how):
+    """The descriptor's module (on import) or a pytest plugin of the vendor's package replaces the verdict
+    function and every check's code: the descriptor is imported only in the vendor process and the CLI
+    loads only the suite's plugins, so the private import still fails PKG-2 (selected in lower case) and
+    the run is not conformant."""
+    if how == "descriptor module":
+        backend, env = "broken_backends.tampering:DESCRIPTOR", {}
+    else:
+        backend, env = "broken_backends.descriptors:PRIVATE_IMPORT", _with_vendor_pytest_plugin(tmp_path)
+    code, report, output = run_suite(tmp_path / "out", backend, "--checks", "pkg-2", env=env)
+    assert report is not None, output
+    assert [(r["id"], r["outcome"]) for r in report["results"]] == [("PKG-2", "failed")], report["results"]
+    assert "executorch.exir._serialize" in report["results"][0]["reason"]
+    assert code == 1 and report["verdict"] == "not conformant"
+
+
+HOSTILE_IMPORTS = {
+    "segv": r"crashed with SIGSEGV in loading the descriptor 'broken_backends\.hostile_import:DESCRIPTOR' "
+    r"\(importing its module\)",
+    "exit0": r"crashed with exit code 0 in loading the descriptor",
+    "hang": r"timed out after 5 s in loading the descriptor",
+}
+
+
+@pytest.mark.parametrize("how", list(HOSTILE_IMPORTS))
+def test_a_descriptor_module_that_crashes_exits_or_hangs_on_import_is_a_descriptor_error(tmp_path, how):
+    """Importing the descriptor's module kills its process, exits with status 0 or never returns: the CLI
+    says so in one line with exit code 4 (never a crash of its own, a silent exit 0, or a hang)."""
+    started = time.monotonic()
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.hostile_import:DESCRIPTOR",
+        "--checks",
+        "PKG-1",
+        "--timeout",
+        "5",
+        env={"HOSTILE_IMPORT": how},
+    )
+    assert code == 4 and report is None, output
+    lines = [line for line in output.splitlines() if line.strip() and "resource_tracker" not in line]
+    assert len(lines) == 1 and re.search(HOSTILE_IMPORTS[how], lines[0]), output
+    assert "Traceback" not in output
+    assert time.monotonic() - started < 120

@@ -1,21 +1,38 @@
-// A defective runtime for the suite's own tests: it crashes or hangs where the
-// environment variable MISBEHAVE says ("init:segv", "init:abort", "init:hang",
-// "execute:segv", "execute:abort", "execute:hang"), and otherwise forwards to
-// the reference runtime compiled into the same library under the id
-// "MisbehavingInner". The suite must turn each fault into a failed check of
-// its own, never into a dead or hanging run.
+// A defective runtime for the suite's own tests: it crashes, hangs or lies where
+// the environment variable MISBEHAVE says ("init:segv", "execute:hang",
+// "execute:exit0", "init:later-terminate", ...: WHERE:HOW, see misbehave() and
+// corrupt_outputs() for every HOW), and otherwise forwards to the reference
+// runtime compiled into the same library under the id "MisbehavingInner". The
+// suite must turn each fault into a failed check of its own, never into a dead
+// or hanging run, and never into a pass.
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace {
 
 using namespace executorch::runtime;
+
+[[noreturn]] void hang() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+int recurse(int depth) {
+  volatile char frame[4096];
+  frame[0] = static_cast<char>(depth);
+  return depth > 0 ? recurse(depth + 1) + frame[0] : 0;
+}
 
 void misbehave(const char* where) {
   const char* what = std::getenv("MISBEHAVE");
@@ -29,7 +46,85 @@ void misbehave(const char* where) {
   } else if (std::strcmp(how, "abort") == 0) {
     std::abort();
   } else if (std::strcmp(how, "hang") == 0) {
-    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    hang();
+  } else if (std::strcmp(how, "exit0") == 0) {  // a clean exit in the middle of a task
+    std::exit(0);
+  } else if (std::strcmp(how, "_exit0") == 0) {
+    _exit(0);
+  } else if (std::strcmp(how, "quick_exit") == 0) {
+    std::quick_exit(0);
+  } else if (std::strcmp(how, "sigkill") == 0) {
+    std::raise(SIGKILL);
+  } else if (std::strcmp(how, "sigbus") == 0) {
+    std::raise(SIGBUS);
+  } else if (std::strcmp(how, "sigfpe") == 0) {
+    std::raise(SIGFPE);
+  } else if (std::strcmp(how, "stack-overflow") == 0) {
+    std::fprintf(stderr, "%d\n", recurse(1));
+  } else if (std::strcmp(how, "later-terminate") == 0) {  // fires during a later task
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      std::terminate();
+    }).detach();
+  } else if (std::strcmp(how, "spew") == 0) {  // 300 MB of log, then carries on
+    std::string line(1023, 'x');
+    line += '\n';
+    for (int i = 0; i < 300 * 1024; ++i) ::write(2, line.data(), line.size());
+  } else if (std::strcmp(how, "imitate-then-segv") == 0) {  // text that looks like the suite's markers
+    std::fprintf(stderr, "\n[executorch-conformance step] eager forward of sample model 'nothing'\n");
+    std::fflush(stderr);
+    std::raise(SIGSEGV);
+  } else if (std::strcmp(how, "close-fds-then-segv") == 0) {
+    ::close(1);
+    ::close(2);
+    std::raise(SIGSEGV);
+  } else if (std::strcmp(how, "ignore-term-hang") == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    std::signal(SIGTERM, SIG_IGN);
+    hang();
+  } else if (std::strcmp(how, "fork-hang") == 0) {  // a child keeps every descriptor open, then a hang
+    if (::fork() == 0) {
+      std::signal(SIGTERM, SIG_IGN);
+      for (int i = 0; i < 120; ++i) ::sleep(1);
+      _exit(0);
+    }
+    hang();
+  } else if (std::strcmp(how, "close-all-fds") == 0) {  // daemon-style clean-up: the pipes to the suite too
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+  } else if (std::strcmp(how, "garbage-to-fds") == 0) {  // writes junk into every open descriptor
+    const char junk[] = "\x80\x04garbage that is no pickle\n";
+    for (int fd = 3; fd < 64; ++fd) ::write(fd, junk, sizeof junk - 1);
+  } else if (std::strcmp(how, "memory-bomb") == 0) {  // allocates (and touches) until it is stopped
+    for (;;) {
+      auto* block = static_cast<char*>(std::malloc(64 << 20));
+      if (block == nullptr) {
+        ET_LOG(Error, "MisbehavingBackend: out of memory");
+        std::abort();
+      }
+      std::memset(block, 1, 64 << 20);
+    }
+  }
+}
+
+// What MISBEHAVE=execute:HOW does to outputs that the reference runtime computed correctly.
+void corrupt_outputs(Span<EValue*> args, size_t first_output) {
+  const char* what = std::getenv("MISBEHAVE");
+  if (what == nullptr || std::strncmp(what, "outputs:", 8) != 0) return;
+  const char* how = what + 8;
+  static int calls = 0;
+  ++calls;
+  for (size_t i = first_output; i < args.size(); ++i) {
+    if (args[i] == nullptr || !args[i]->isTensor()) continue;
+    auto& t = args[i]->toTensor();
+    if (t.scalar_type() != executorch::aten::ScalarType::Float) continue;
+    float* data = t.mutable_data_ptr<float>();
+    if (std::strcmp(how, "nan") == 0) {
+      data[0] = std::nanf("");
+    } else if (std::strcmp(how, "flaky") == 0 && calls % 3 == 0) {  // every third execution is off
+      data[0] += 1.0f;
+    }
   }
 }
 
@@ -49,10 +144,19 @@ class MisbehavingBackend final : public BackendInterface {
 
   Error execute(BackendExecutionContext& context, DelegateHandle* handle, Span<EValue*> args) const override {
     misbehave("execute");
-    return inner()->execute(context, handle, args);
+    const Error error = inner()->execute(context, handle, args);
+    if (error == Error::Ok) corrupt_outputs(args, outputs_from(args));
+    return error;
   }
 
-  void destroy(DelegateHandle* handle) const override { inner()->destroy(handle); }
+  void destroy(DelegateHandle* handle) const override {
+    misbehave("destroy");
+    inner()->destroy(handle);
+  }
+
+ private:
+  // The delegate's arguments are its inputs then its outputs; the reference samples have one output.
+  static size_t outputs_from(Span<EValue*> args) { return args.size() > 0 ? args.size() - 1 : 0; }
 };
 
 MisbehavingBackend backend;
