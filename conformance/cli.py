@@ -71,6 +71,13 @@ def _run(args: argparse.Namespace) -> int:
     from conformance.vendor_process import set_memory_limit
 
     set_memory_limit(args.memory_limit)
+    if not args.verbose:
+        # multiprocessing's resource tracker outlives the run and may warn at exit about the semaphores of
+        # a vendor process that was killed; it inherits stderr when it starts, so start it on output.log.
+        import multiprocessing.resource_tracker
+
+        with output_to(log):
+            multiprocessing.resource_tracker.ensure_running()
     try:  # in a vendor process: the backend's module is never imported in this one
         descriptor = prepare(args.backend, vendor_log, args.timeout)
     except DescriptorError as exc:
