@@ -53,7 +53,8 @@ def tool(name: str) -> str:
 
 
 def registry_library(root: Path) -> Path | None:
-    """The library of this wheel that exports ``register_backend`` (see FACTS in releases.py)."""
+    """The library of this wheel that exports ``register_backend`` (measured per release: ``runtime_library``
+    in abi_checks/baselines/<release>.json)."""
     candidates = [
         root / REGISTRY_LIBRARY,
         *sorted((root / "extension" / "pybindings").glob("_portable_lib*.so")),
