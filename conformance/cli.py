@@ -71,13 +71,10 @@ def _run(args: argparse.Namespace) -> int:
     from conformance.vendor_process import set_memory_limit
 
     set_memory_limit(args.memory_limit)
-    if not args.verbose:
-        # multiprocessing's resource tracker outlives the run and may warn at exit about the semaphores of
-        # a vendor process that was killed; it inherits stderr when it starts, so start it on output.log.
-        import multiprocessing.resource_tracker
-
-        with output_to(log):
-            multiprocessing.resource_tracker.ensure_running()
+    # multiprocessing's resource tracker (a process of its own, started with this interpreter's -W options)
+    # warns at exit about the semaphores of a vendor process that was killed, on the terminal after the
+    # table. It cleans them up either way: the warning says nothing the report does not.
+    sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
     try:  # in a vendor process: the backend's module is never imported in this one
         descriptor = prepare(args.backend, vendor_log, args.timeout)
     except DescriptorError as exc:
