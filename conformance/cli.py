@@ -153,6 +153,12 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
         pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
         with output_to(log):
             code = pytest.main(pytest_args, plugins=[_Named(console, "et-console")])
+    if not report_path.exists() and code == pytest.ExitCode.INTERRUPTED:
+        print(
+            "executorch-conformance run: interrupted before the checks started; no report or badge was written",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if not report_path.exists():
         tail = log.read_text(errors="replace").strip().splitlines()[-15:] if log.exists() else []
         print(
@@ -161,7 +167,7 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
         )
         for line in tail:
             print(f"  {line}", file=sys.stderr)
-        return EXIT_INTERRUPTED if code == pytest.ExitCode.INTERRUPTED else EXIT_INTERNAL
+        return EXIT_INTERNAL
     report = json.loads(report_path.read_text())
     if not args.verbose:
         console.summary(report, report_path.resolve())

@@ -36,6 +36,7 @@ import pebble
 
 from conformance import vendor_worker
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
+from conformance.vendor_launch import use_launcher
 
 #: How long the vendor process may take to start (import torch, executorch and the descriptor).
 STARTUP_TIMEOUT_S = 300.0
@@ -222,6 +223,7 @@ class VendorProcess:
 
     def _ensure_pool(self) -> pebble.ProcessPool:
         if self._pool is None:
+            use_launcher(self.worker_log)
             self._pool = pebble.ProcessPool(
                 max_workers=1,
                 initializer=vendor_worker.initialize,

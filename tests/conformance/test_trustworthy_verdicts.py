@@ -345,3 +345,21 @@ def test_a_descriptor_module_that_crashes_exits_or_hangs_on_import_is_a_descript
     assert len(lines) == 1 and re.search(HOSTILE_IMPORTS[how], lines[0]), output
     assert "Traceback" not in output
     assert time.monotonic() - started < 120
+
+
+def test_what_a_vendor_process_prints_before_the_suite_runs_in_it_stays_in_the_vendor_log(tmp_path):
+    """A vendor process prints before the suite's own code runs in it (an SDK's sitecustomize or .pth
+    banner, multiprocessing's own traceback when the pool is torn down under a starting worker): none
+    of it reaches the terminal; it is in vendor-process.log."""
+    noise = BROKEN.parent / "broken" / "startup_noise"
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:NO_NAMED_DATA",
+        "--checks",
+        "PKG-1",
+        env={"PYTHONPATH": os.pathsep.join([str(noise), str(BROKEN), os.environ.get("PYTHONPATH", "")])},
+    )
+    assert code == 0 and report is not None, output
+    assert "VENDOR-SDK" not in output and "Traceback" not in output, output
+    vendor_log = (tmp_path / "vendor-process.log").read_text()
+    assert "VENDOR-SDK BANNER on stdout" in vendor_log and "VENDOR-SDK noise on stderr" in vendor_log

@@ -1,0 +1,76 @@
+"""How a vendor process is started and how none outlives the process that judges.
+
+A ``spawn`` child runs Python code of multiprocessing's before the pool's initializer can point its
+output at the vendor log (``vendor_worker.initialize``): unpickling its arguments, importing modules.
+Whatever it prints in that window (a traceback when the pool is torn down under it, a
+``KeyboardInterrupt`` when Ctrl-C reaches the whole terminal group) would land on the user's terminal,
+and a child that outlives the run would keep the terminal's pipe open. So every vendor process is
+started through a small ``/bin/sh`` launcher (``multiprocessing.set_executable``; the standard
+library has no per-context executable) that, before it execs this interpreter:
+
+- sends stdin from ``/dev/null`` and stdout/stderr to the vendor log;
+- ignores SIGINT: the process that judges decides what a Ctrl-C does (it stops the vendor
+  processes itself), so the signal the terminal sends to its whole group never reaches the vendor's code.
+
+``kill_leftovers`` (also run at exit) kills any vendor process still alive. multiprocessing joins its
+non-daemon children at exit, and pebble's workers are non-daemon: one left hanging in the vendor's
+code would otherwise keep the run from ever ending.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import multiprocessing
+import multiprocessing.process
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+#: The name pebble gives its worker processes (``pebble.pool.process.WORKERS_NAME``).
+WORKER_NAME = "pebble_pool_worker"
+
+_launchers: dict[str, Path] = {}
+
+
+def _launcher_dir() -> Path:
+    if "dir" not in _launchers:
+        _launchers["dir"] = Path(tempfile.mkdtemp(prefix="conformance-launch-"))
+        atexit.register(_clean_up)
+    return _launchers["dir"]
+
+
+def use_launcher(log_path: Path) -> None:
+    """Makes the ``spawn`` children started from now on run through a launcher whose output goes to
+    ``log_path`` and which ignores SIGINT (see the module contract)."""
+    key = str(log_path)
+    if key not in _launchers:
+        name = hashlib.sha256(key.encode()).hexdigest()[:16]
+        launcher = _launcher_dir() / f"python-{name}"
+        launcher.write_text(
+            "#!/bin/sh\n"
+            "trap '' INT\n"
+            f"exec </dev/null >>{shlex.quote(key)} 2>&1\n"
+            f'exec {shlex.quote(sys.executable)} "$@"\n'
+        )
+        launcher.chmod(0o755)
+        _launchers[key] = launcher
+    multiprocessing.get_context("spawn").set_executable(str(_launchers[key]))
+
+
+def kill_leftovers() -> None:
+    """Kills (SIGKILL) and reaps every vendor process of this process that is still alive."""
+    for child in multiprocessing.process.active_children():
+        if child.name.startswith(WORKER_NAME):
+            with contextlib.suppress(OSError, ValueError, AssertionError):
+                child.kill()
+                child.join(5)
+
+
+def _clean_up() -> None:
+    kill_leftovers()
+    multiprocessing.get_context("spawn").set_executable(sys.executable)
+    shutil.rmtree(_launchers.pop("dir"), ignore_errors=True)

@@ -1,0 +1,102 @@
+"""Ctrl-C at any point of a run: while the vendor processes start, while the descriptor loads, while the
+samples lower, while the runtime hangs in C++. Each time the run ends promptly with exit code 130, says
+so without a traceback, leaves no process behind (none holds the terminal's pipe open) and no badge."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from suite_runner import BROKEN
+
+
+def _session_members(sid: int) -> list[str]:
+    """The live (not zombie) processes of session ``sid``, as 'pid command'."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            fields = text.rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            members.append(f"{stat.parent.name} {cmdline[:200]}")
+    return members
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("workers", "after"),
+    [("1", 0.0), ("2", 0.0), ("1", 2.0), ("2", 5.0), ("1", 9.0)],
+    ids=["starting", "starting-xdist", "describing", "collecting-xdist", "lowering"],
+)
+def test_ctrl_c_at_any_point_ends_the_run_cleanly(tmp_path, broken_runtime_dir, workers, after):
+    (tmp_path / "badge.json").write_text("{}")
+    env = dict(
+        os.environ,
+        BROKEN_RUNTIME_DIR=str(broken_runtime_dir),
+        MISBEHAVE="execute:hang",
+        PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--backend",
+            "broken_backends.descriptors:MISBEHAVING",
+            "--checks",
+            "RT-1,RT-3,RT-6",
+            "--timeout",
+            "600",
+            "-n",
+            workers,
+            "--report-dir",
+            str(tmp_path),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not (tmp_path / "vendor-process.log").exists():
+        time.sleep(0.05)
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    interrupted = time.monotonic()
+    try:
+        proc.wait(timeout=60)
+        reader.join(timeout=15)  # the pipe closes once no process holds it
+        settled = time.monotonic() + 10  # multiprocessing's resource tracker ends once its users have
+        while (left := _session_members(proc.pid)) and time.monotonic() < settled:
+            time.sleep(0.2)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    output = "".join(lines)
+    assert proc.returncode == 130 and time.monotonic() - interrupted < 45, output
+    assert not reader.is_alive(), f"a process still holds the output pipe: {left}\n{output}"
+    assert left == [], output
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output
+    assert "interrupted" in output, output
+    report_path = tmp_path / "report.json"
+    if report_path.exists():
+        report = json.loads(report_path.read_text())
+        assert report["interrupted"] is True and not report["certified"], output
+    assert not (tmp_path / "badge.json").exists() and not (tmp_path / "badge.svg").exists()
