@@ -4,6 +4,7 @@ so without a traceback, leaves no process behind (none holds the terminal's pipe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -85,10 +86,8 @@ def test_ctrl_c_at_any_point_ends_the_run_cleanly(tmp_path, broken_runtime_dir, 
         while (left := _session_members(proc.pid)) and time.monotonic() < settled:
             time.sleep(0.2)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     output = "".join(lines)
     assert proc.returncode == 130 and time.monotonic() - interrupted < 45, output
     assert not reader.is_alive(), f"a process still holds the output pipe: {left}\n{output}"
