@@ -611,17 +611,30 @@ def load_method(pte: bytes | str, data_path: str | None, what: str, method: str 
     return loaded
 
 
+def free_programs(what: str) -> None:
+    """Frees every Program this task loaded, and with them their Methods: the runtime's ``destroy`` runs
+    for each delegate handle now, under the step ``destroy of <what>``, so that a crash or a hang
+    there is blamed on it (not on the next task). The caller drops its own references first."""
+    step(f"destroy of {what} (the loaded methods freed)")
+    _state.keep_alive.clear()
+
+
 def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes | None) -> dict[str, Any]:
     """Loads (and with ``inputs``, executes) a program; returns the error the runtime raised, or None."""
     require_runtime()
+    method = None
     try:
         method = load_method(pte, data_path, what)
         if inputs is None:
-            return {"error": None, "outputs": None}
-        step(f"execute of {what}")
-        return {"error": None, "outputs": len(method.execute(unpack(inputs)))}
+            answer = {"error": None, "outputs": None}
+        else:
+            step(f"execute of {what}")
+            answer = {"error": None, "outputs": len(method.execute(unpack(inputs)))}
     except RuntimeError as exc:
-        return {"error": str(exc), "outputs": None}
+        answer = {"error": str(exc), "outputs": None}
+    method = None  # noqa: F841  the last reference: free_programs frees the Method
+    free_programs(what)
+    return answer
 
 
 def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -> dict[str, Any]:
@@ -630,13 +643,19 @@ def execute(pte: bytes | str, data_path: str | None, what: str, inputs: bytes) -
     try:
         method = load_method(pte, data_path, what)
     except RuntimeError as exc:
+        free_programs(what)
         return {"error": str(exc), "step": f"load of {what}"}
     step(f"execute of {what}")
     try:
         outputs = method.execute(unpack(inputs))
     except RuntimeError as exc:
+        del method
+        free_programs(what)
         return {"error": str(exc), "step": f"execute of {what}"}
-    return {"outputs": pack([o.clone() for o in outputs])}
+    answer = {"outputs": pack([o.clone() for o in outputs])}
+    del method, outputs
+    free_programs(what)
+    return answer
 
 
 def execute_repeatedly(
@@ -645,7 +664,17 @@ def execute_repeatedly(
     """Loads every program ``copies`` times, keeps all methods alive, and executes each method once per
     round with that round's inputs of its sample; returns the outputs by (sample, copy, round)."""
     require_runtime()
-    methods = []
+    methods: list[tuple[str, int, Any]] = []
+    try:
+        return _execute_each(programs, rounds, copies, methods)
+    finally:
+        methods.clear()
+        free_programs(f"the {len(programs) * copies} methods loaded at once")
+
+
+def _execute_each(
+    programs: list[tuple[str, bytes]], rounds: list[dict[str, bytes]], copies: int, methods: list
+) -> dict:
     for name, pte in programs:
         for copy in range(copies):
             what = f"sample {name!r} (copy {copy + 1} of {copies})"
