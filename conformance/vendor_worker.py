@@ -622,17 +622,17 @@ def free_programs(what: str) -> None:
 def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes | None) -> dict[str, Any]:
     """Loads (and with ``inputs``, executes) a program; returns the error the runtime raised, or None."""
     require_runtime()
-    method = None
+    method: Any = None
     try:
         method = load_method(pte, data_path, what)
         if inputs is None:
-            answer = {"error": None, "outputs": None}
+            answer: dict[str, Any] = {"error": None, "outputs": None}
         else:
             step(f"execute of {what}")
             answer = {"error": None, "outputs": len(method.execute(unpack(inputs)))}
     except RuntimeError as exc:
         answer = {"error": str(exc), "outputs": None}
-    method = None  # noqa: F841  the last reference: free_programs frees the Method
+    method = None  # the last reference: free_programs frees the Method
     free_programs(what)
     return answer
 
