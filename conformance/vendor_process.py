@@ -29,6 +29,7 @@ import pickle
 import signal
 import tempfile
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +221,7 @@ class VendorProcess:
         self._counter = itertools.count()
         self.worker_log = log_path or scratch / "vendor-process.log"
         self.restarts = 0
+        self._last_step: str | None = None  # the last step of the last task that answered
 
     def _ensure_pool(self) -> pebble.ProcessPool:
         if self._pool is None:
@@ -244,11 +246,16 @@ class VendorProcess:
     def _run(self, task: str, args: tuple, what: str, timeout: float) -> tuple[Any, list[str]]:
         log = self.scratch / f"task-{next(self._counter)}.log"
         try:
-            future = self._ensure_pool().schedule(
-                vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
-            )
+            try:
+                future = self._ensure_pool().schedule(
+                    vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
+                )
+            except RuntimeError:  # pebble: "Unexpected error within the Pool", see _died_idle
+                raise self._died_idle() from None
             try:
                 result = self._result(future, timeout, log)
+            except BrokenProcessPool:
+                raise self._died_idle() from None
             except pebble.ProcessExpired as exc:
                 step, lines = read_log(log)
                 self._restart()
@@ -264,11 +271,22 @@ class VendorProcess:
             except vendor_worker.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None
-            return load_result(result, step_what(log, what)), read_log(log)[1]
+            self._last_step = step_what(log, what)
+            return load_result(result, self._last_step), read_log(log)[1]
         finally:
             log.unlink(missing_ok=True)
             Path(f"{log}{vendor_worker.STEPS_SUFFIX}").unlink(missing_ok=True)
             Path(f"{log}{vendor_worker.PID_SUFFIX}").unlink(missing_ok=True)
+
+    def _died_idle(self) -> VendorCrashed:
+        """pebble's pool breaks when its worker dies while it runs no task (a thread or a timer the runtime
+        started, a destructor): the call that meets it fails, with what the process logged last."""
+        lines = _tail_lines(self.worker_log)
+        self._restart()
+        return VendorCrashed(
+            f"the vendor process died while it ran no task, after {self._last_step or 'its start'} "
+            f"(a thread or timer of the runtime's, most likely){quote_log(lines, 2)}"
+        )
 
     def _result(self, future: concurrent.futures.Future, timeout: float, log: Path) -> Any:
         """The task's result; the first task of a new worker also waits for its start-up (bounded).

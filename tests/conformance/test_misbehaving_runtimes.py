@@ -175,3 +175,29 @@ def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tm
     assert [results[c]["outcome"] for c in ("RT-1", "RT-3", "RT-5")] == ["passed", "timed_out", "passed"]
     assert results["RT-5"]["duration_s"] < 60, results["RT-5"]
     assert code == 1 and report["verdict"] == "not conformant"
+
+
+def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_it(tmp_path, broken_runtime_dir):
+    """init() starts a thread that calls std::terminate two seconds later, while the vendor process may be
+    idle: the check that meets the dead process crashes naming what happened and the last step before it
+    (never 'the check itself failed', which would blame the suite), and the run is not conformant."""
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        SELECTED,
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": "init:later-terminate"},
+    )
+    assert code == 1 and report is not None, output
+    assert report["verdict"] == "not conformant" and not report["certified"]
+    assert not [r for r in report["results"] if r["outcome"] == "error"], report["results"]
+    crashed = [r for r in report["results"] if r["outcome"] == "crashed"]
+    assert crashed, report["results"]
+    for result in crashed:  # the thread fires while a task runs, or between tasks
+        assert re.search(
+            r"died while it ran no task, after .+; the runtime logged: .*terminate called|"
+            r"crashed with SIGABRT in ",
+            result["reason"],
+        ), result
