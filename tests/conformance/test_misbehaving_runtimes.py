@@ -177,7 +177,9 @@ def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tm
     assert code == 1 and report["verdict"] == "not conformant"
 
 
-def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_it(tmp_path, broken_runtime_dir):
+def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_it(
+    tmp_path, broken_runtime_dir
+):
     """init() starts a thread that calls std::terminate two seconds later, while the vendor process may be
     idle: the check that meets the dead process crashes naming what happened and the last step before it
     (never 'the check itself failed', which would blame the suite), and the run is not conformant."""
