@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,18 @@ class ConformanceRun:
         if memory is not None and not (0 < memory < 1 << 20):
             raise pytest.UsageError(f"--et-memory-limit must be a positive number of GiB, not {memory:g}")
         set_memory_limit(memory)
+        foreign = (
+            foreign_plugins(config)
+            if config.getoption("et_certify") and not hasattr(config, "workerinput")
+            else []
+        )
+        if foreign:
+            raise pytest.UsageError(
+                "--et-certify: pytest loaded plugins that are not the suite's own, and their code runs in the "
+                f"process that judges: {', '.join(foreign)}. Certify with 'executorch-conformance run --certify' "
+                "(it loads only the suite's plugins), or set PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 and pass "
+                "-p conformance.plugin"
+            )
         self._vendor: VendorProcess | None = None
         self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
         try:
@@ -479,6 +492,28 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
     return lines
+
+
+#: Where the plugins a certify run may load come from: pytest itself, the suite, pytest-xdist.
+OWN_PLUGIN_MODULES = ("_pytest.", "conformance.", "xdist.", "__channelexec__")
+
+
+def foreign_plugins(config: pytest.Config) -> list[str]:
+    """The plugins pytest loaded that are neither pytest's own nor the suite's (an installed package's
+    ``pytest11`` entry point, a ``conftest.py``, ``-p something``), each as 'module (distribution version)'
+    where an installed distribution provides it."""
+    dists = {
+        id(plugin): f"{dist.metadata['Name']} {dist.version}"
+        for plugin, dist in config.pluginmanager.list_plugin_distinfo()
+    }
+    found = []
+    for _name, plugin in config.pluginmanager.list_name_plugin():
+        if plugin is None:  # blocked with -p no:NAME
+            continue
+        module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+        if not f"{module}.".startswith(OWN_PLUGIN_MODULES):
+            found.append(f"{module} ({dists[id(plugin)]})" if id(plugin) in dists else module)
+    return sorted(set(found))
 
 
 def _stop_on_sigterm():

@@ -363,3 +363,34 @@ def test_what_a_vendor_process_prints_before_the_suite_runs_in_it_stays_in_the_v
     assert "VENDOR-SDK" not in output and "Traceback" not in output, output
     vendor_log = (tmp_path / "vendor-process.log").read_text()
     assert "VENDOR-SDK BANNER on stdout" in vendor_log and "VENDOR-SDK noise on stderr" in vendor_log
+
+
+def test_plain_pytest_certifies_only_with_the_suites_own_plugins(tmp_path):
+    """Under plain pytest, every installed package's pytest11 plugin runs in the process that judges, so
+    --et-certify is refused, naming each foreign plugin and its distribution, until only pytest's, the
+    suite's and pytest-xdist's plugins are loaded."""
+    env = dict(os.environ, **_with_vendor_pytest_plugin(tmp_path))
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    base = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--pyargs",
+        "conformance.suite",
+        "--et-backend",
+        "ReferenceBackend",
+    ]
+    base += ["--et-certify", "--et-report", str(tmp_path / "r.json"), "-p", "no:cacheprovider", "--co", "-q"]
+    refused = subprocess.run(base, capture_output=True, text=True, env=env, timeout=600)
+    assert refused.returncode == pytest.ExitCode.USAGE_ERROR, refused.stdout + refused.stderr
+    assert re.search(
+        r"--et-certify: pytest loaded plugins that are not the suite's own.*tampering_plugin \(tampering-vendor 1\.0\)",
+        refused.stderr,
+    ), refused.stderr
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    accepted = subprocess.run(
+        [*base, "-p", "conformance.plugin"], capture_output=True, text=True, env=env, timeout=600
+    )
+    # accepted: collected, and (with --co) nothing ran, so not conformant
+    assert accepted.returncode == pytest.ExitCode.TESTS_FAILED, accepted.stdout + accepted.stderr
+    assert "not the suite's own" not in accepted.stderr and "test_check[AOT-1]" in accepted.stdout
