@@ -88,20 +88,11 @@ def read_log(path: Path) -> tuple[str | None, list[str]]:
     return _last_step(Path(f"{path}{vendor_worker.STEPS_SUFFIX}")), _tail_lines(path)
 
 
-#: The marker line the conformance runner (runner/entries.cpp, on a target) writes before each step.
-RUNNER_STEP_MARKER = "[executorch-conformance step] "
-
-
-def read_marked_log(path: Path) -> tuple[str | None, list[str]]:
-    """Like ``read_log`` for the runner's log on a target, whose steps are marker lines in the log itself
-    (``RUNNER_STEP_MARKER``); only its last ``LOG_TAIL_BYTES`` are read."""
-    last_step, lines = None, []
-    for line in _tail_lines(path):
-        if line.startswith(RUNNER_STEP_MARKER):
-            last_step = line[len(RUNNER_STEP_MARKER) :]
-        else:
-            lines.append(line)
-    return last_step, lines
+def read_runner_log(results: Path) -> tuple[str | None, list[str]]:
+    """Like ``read_log`` for the conformance runner's results directory from a target: the steps are in
+    ``steps.txt`` (a file the runner writes itself, apart from what the backend logs), the log in
+    ``log.txt``, of which only the last ``LOG_TAIL_BYTES`` are read."""
+    return _last_step(results / "steps.txt"), _tail_lines(results / "log.txt")
 
 
 def _tail(path: Path, limit: int) -> str:

@@ -12,6 +12,7 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/backend/interface.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdio>
@@ -28,12 +29,22 @@ using executorch::extension::TensorPtr;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 
-const char* const kStepMarker = "[executorch-conformance step] ";
+namespace {
+int steps_fd = -1;
+}  // namespace
+
+bool open_steps(const std::string& path) {
+  steps_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  return steps_fd >= 0;
+}
 
 void step(const std::string& what) {
-  const std::string line = std::string("\n") + kStepMarker + what + "\n";
-  std::fflush(stderr);
-  (void)!::write(2, line.data(), line.size());
+  std::string line = what;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  line += '\n';
+  (void)!::write(steps_fd, line.data(), line.size());
 }
 
 namespace {

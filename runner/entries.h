@@ -8,10 +8,11 @@
 
 namespace conformance_runner {
 
-// The marker of a step line on stderr (the host names the last one after a crash or a hang).
-extern const char* const kStepMarker;
+// Opens `path` (results/steps.txt) for the step lines: a file of its own, so that nothing the backend
+// logs can pass for a step (the host names the last one after a crash or a hang). False if it cannot.
+bool open_steps(const std::string& path);
 
-// Writes "<marker><what>" on its own line of stderr, unbuffered.
+// Appends `what` as a line of the steps file, unbuffered (one write(2), so it survives a crash).
 void step(const std::string& what);
 
 // Runs `entry` of the bundle in `dir`; false with `error` only if its result cannot be written

@@ -82,6 +82,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "conformance_runner: cannot create %s: %s\n", results.c_str(), std::strerror(errno));
     return 74;
   }
+  if (!conformance_runner::open_steps(results + "/steps.txt")) {
+    std::fprintf(stderr, "conformance_runner: cannot create %s/steps.txt: %s\n", results.c_str(),
+                 std::strerror(errno));
+    return 74;
+  }
   for (const auto& entry : entries) {
     if (!conformance_runner::run_entry(dir, entry, error)) {
       std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());

@@ -45,7 +45,7 @@ from conformance.targets.transport import (
     quote,
     untar_bytes,
 )
-from conformance.vendor_process import quote_log, read_marked_log, signal_name
+from conformance.vendor_process import quote_log, read_runner_log, signal_name
 from conformance.vendor_worker import RuntimeLoad, pack, unpack
 
 #: The tasks a target serves; every other task stays in the vendor process.
@@ -261,7 +261,7 @@ class TargetRuntime:
                 f"timed out after {timeout:.3g} s in {what}: {t.url} did not answer for {waited:.3g} s "
                 "(the runner did not stop at its timeout, or the connection is lost)"
             ) from None
-        step, lines = read_marked_log(results / "log.txt")
+        step, lines = read_runner_log(results)
         lines = [line for line in lines if not line.startswith(RUNNER_MARKER)]
         if status == EXIT_TIMEOUT:
             raise VendorTimedOut(f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}")

@@ -26,6 +26,15 @@ CASES = {
         c: ("crashed", r"crashed with SIGABRT in load of .*" + LOGGED.format(where="init", how="abort"))
         for c in ("RT-3", "RT-4", "RT-5")
     },
+    # the backend prints a line that imitates a step: the runner's steps are in a file of their own
+    "execute:imitate-then-segv": {
+        c: (
+            "crashed",
+            r"crashed with SIGSEGV in execute of .*"
+            + LOGGED.format(where="execute", how="imitate-then-segv"),
+        )
+        for c in ("RT-3", "RT-4")
+    },
     "execute:hang": {
         c: (
             "timed_out",
