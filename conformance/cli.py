@@ -147,12 +147,12 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
     else:  # quiet: progress and the table on the terminal, everything else in output.log
         import io
 
-        from conformance.console import Console
+        from conformance.console import Console, NamedPlugin
 
         console = Console(io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), write_through=True, errors="replace"))
         pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
         with output_to(log):
-            code = pytest.main(pytest_args, plugins=[_Named(console, "et-console")])
+            code = pytest.main(pytest_args, plugins=[NamedPlugin(console, "et-console")])
     if not report_path.exists() and code == pytest.ExitCode.INTERRUPTED:
         print(
             "executorch-conformance run: interrupted before the checks started; no report or badge was written",
@@ -230,17 +230,6 @@ def _check_target(args: argparse.Namespace) -> str | None:
     except TargetError as exc:
         raise UsageError(str(exc)) from None
     return str(runner)
-
-
-class _Named:
-    """Registers a plugin object under a name (pytest.main(plugins=...) takes objects only)."""
-
-    def __init__(self, plugin, name: str) -> None:
-        self.plugin, self.name = plugin, name
-
-    def pytest_configure(self, config) -> None:
-        config.pluginmanager.register(self.plugin, self.name)
-        self.plugin.pytest_configure(config)
 
 
 class UsageError(ValueError):

@@ -92,3 +92,16 @@ class Console:
         for line in verdict_lines(report):
             self._write(line + "\n")
         self._write(f"report: {report_path}\n")
+
+
+class NamedPlugin:
+    """Registers a plugin object under a name (``pytest.main(plugins=...)`` takes objects only). It lives
+    here, not in the CLI's module, which is ``__main__`` under ``python -m``: a certify run accepts only
+    plugins of the suite's own modules (``plugin.foreign_plugins``)."""
+
+    def __init__(self, plugin, name: str) -> None:
+        self.plugin, self.name = plugin, name
+
+    def pytest_configure(self, config) -> None:
+        config.pluginmanager.register(self.plugin, self.name)
+        self.plugin.pytest_configure(config)
