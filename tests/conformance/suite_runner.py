@@ -10,6 +10,9 @@ from pathlib import Path
 
 BROKEN = Path(__file__).parent / "broken"
 
+#: The suite as a plain pytest run (``pytest --pyargs conformance.suite``), the options to follow.
+PLAIN_PYTEST = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite"]
+
 
 def run_suite(
     report_dir: Path, backend: str, *extra: str, env: dict | None = None

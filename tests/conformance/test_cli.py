@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from suite_runner import results_by_id, run_suite
+from suite_runner import PLAIN_PYTEST, results_by_id, run_suite
 
 from conformance.checks import all_checks
 from conformance.outcomes import CAPABILITY_ABSENT
@@ -161,11 +160,7 @@ def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):
 def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--pyargs",
-            "conformance.suite",
+            *PLAIN_PYTEST,
             "--et-backend",
             "ReferenceBackend",
             "--et-checks",
