@@ -169,14 +169,34 @@ def test_format_2_checksum_is_crc32c_of_header_with_zeroed_field_and_payload():
     assert header.crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
 
 
+def _run_kit_program(
+    tmp_path, name: str, source: str, data: bytes, cases: list[tuple[int, ...]]
+) -> list[str]:
+    """Compiles ``source`` against the kit's headers (warnings are errors), runs it on a file holding
+    ``data`` with every case's numbers as arguments, and returns its output lines."""
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    src, exe = tmp_path / f"{name}.cpp", tmp_path / name
+    src.write_text(source)
+    subprocess.run(
+        [cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"]
+        + [f"-I{backend_kit.include_dir()}", str(src), "-o", str(exe)],
+        check=True,
+    )
+    (tmp_path / "data").write_bytes(data)
+    return subprocess.run(
+        [str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+
+
 def test_cpp_crc32c_hardware_and_portable_agree_with_python(tmp_path):
     """The SSE4.2 three-stream path (blocks of 3 x 4096 bytes), its tail, and
     the table path give the crc32c package's value at every length and alignment."""
     import random
 
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    src = tmp_path / "crc.cpp"
-    src.write_text(
+    source = (
         "#include <backend_kit/header.h>\n#include <cstdio>\n#include <vector>\n"
         "int main(int argc, char** argv) {\n"
         '  FILE* f = std::fopen(argv[1], "rb"); std::vector<uint8_t> b(1 << 20);\n'
@@ -187,33 +207,11 @@ def test_cpp_crc32c_hardware_and_portable_agree_with_python(tmp_path):
         "                backend_kit::crc32c_portable(0, b.data() + off, len), backend_kit::crc32(0, b.data() + off, len));\n"
         "  }\n}\n"
     )
-    exe = tmp_path / "crc"
-    subprocess.run(
-        [
-            cxx,
-            "-std=c++17",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            f"-I{backend_kit.include_dir()}",
-            str(src),
-            "-o",
-            str(exe),
-        ],
-        check=True,
-    )
     rng = random.Random(7)
     data = rng.randbytes(1 << 20)
-    (tmp_path / "data").write_bytes(data)
     cases = [(0, 0), (1, 7), (3, 12288), (5, 12289), (0, 36863), (7, 3 * 12288 + 77), (0, 1 << 19)]
     cases += [(rng.randrange(64), rng.randrange(200000)) for _ in range(20)]
-    out = subprocess.run(
-        [str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\n")
+    out = _run_kit_program(tmp_path, "crc", source, data, cases)
     for (off, n), line in zip(cases, out):
         hw, portable, crc = map(int, line.split())
         chunk = data[off : off + n]
@@ -227,9 +225,7 @@ def test_cpp_crc32c_combine_and_parallel_agree_with_python(tmp_path):
     above its threshold, on more than one thread where the machine has them."""
     import random
 
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    src = tmp_path / "par.cpp"
-    src.write_text(
+    source = (
         "#include <backend_kit/parallel_crc.h>\n#include <cstdio>\n#include <string>\n#include <vector>\n"
         "int main(int argc, char** argv) {\n"
         '  FILE* f = std::fopen(argv[1], "rb"); std::vector<uint8_t> b(size_t{80} << 20);\n'
@@ -245,15 +241,8 @@ def test_cpp_crc32c_combine_and_parallel_agree_with_python(tmp_path):
         "                backend_kit::crc32c_parallel_threads(len));\n"
         "  }\n}\n"
     )
-    exe = tmp_path / "par"
-    subprocess.run(
-        [cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"]
-        + [f"-I{backend_kit.include_dir()}", str(src), "-o", str(exe)],
-        check=True,
-    )
     rng = random.Random(11)
     data = rng.randbytes(80 << 20)
-    (tmp_path / "data").write_bytes(data)
     mib = 1 << 20
     cases = [(0, 0, 0), (1, 100, 37), (0, 32 * mib - 1, 5), (3, 32 * mib, 16 * mib), (5, 80 * mib - 5, 1)]
     cases += [(0, 80 * mib, 80 * mib), (0, 48 * mib + 13, 48 * mib + 13)]
@@ -261,12 +250,7 @@ def test_cpp_crc32c_combine_and_parallel_agree_with_python(tmp_path):
         (o, n, rng.randrange(n + 1))
         for o, n in ((rng.randrange(64), rng.randrange(1, 1 << 20)) for _ in range(8))
     ]
-    out = subprocess.run(
-        [str(exe), str(tmp_path / "data"), *(str(x) for c in cases for x in c)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\n")
+    out = _run_kit_program(tmp_path, "par", source, data, cases)
     threads_seen = set()
     for (off, n, cut), line in zip(cases, out):
         parallel, joined, threads = map(int, line.split())
