@@ -339,6 +339,22 @@ def _absent(data: dict[str, Any], optional: tuple[str, ...]) -> frozenset[str]:
     return frozenset(k for k in optional if k not in data)
 
 
+def json_fields(cls: type) -> tuple[str, ...]:
+    """The JSON keys of a section's dataclass: its fields but ``extra`` (the keys this version does not
+    know, kept as read) and ``absent`` (the optional keys the file did not have)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("extra", "absent"))
+
+
+def _fields_from(cls: type, data: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The keyword arguments of ``cls`` read from ``data``: each field from its key (an ``optional`` one
+    None where missing; a missing required one is a KeyError), the unknown keys as ``extra``."""
+    names = json_fields(cls)
+    return {
+        **{k: data.get(k) if k in optional else data[k] for k in names},
+        "extra": _extra(data, names),
+    }
+
+
 @dataclasses.dataclass
 class RuntimeLibrary:
     """``backend.runtime_libraries[]``: a file the descriptor names and its SHA-256 (None, with ``error``,
@@ -349,8 +365,6 @@ class RuntimeLibrary:
     error: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    FIELDS: ClassVar[tuple[str, ...]] = ("path", "sha256", "error")
-
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "sha256": self.sha256}
         if self.error is not None:
@@ -359,7 +373,7 @@ class RuntimeLibrary:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RuntimeLibrary:
-        return cls(d["path"], d["sha256"], d.get("error"), _extra(d, cls.FIELDS))
+        return cls(**_fields_from(cls, d, ("error",)))
 
 
 @dataclasses.dataclass
@@ -375,15 +389,6 @@ class Backend:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: optional keys that may be null and were absent from the file read
     absent: frozenset[str] = frozenset()
-
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "id",
-        "distribution",
-        "version",
-        "installed_version",
-        "capabilities",
-        "runtime_libraries",
-    )
 
     @property
     def declared(self) -> list[str]:
@@ -402,17 +407,10 @@ class Backend:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Backend:
-        libraries = d.get("runtime_libraries")
-        return cls(
-            id=d["id"],
-            distribution=d["distribution"],
-            version=d["version"],
-            installed_version=d.get("installed_version"),
-            capabilities=d.get("capabilities"),
-            runtime_libraries=None if libraries is None else [RuntimeLibrary.from_dict(x) for x in libraries],
-            extra=_extra(d, cls.FIELDS),
-            absent=_absent(d, ("installed_version",)),
-        )
+        fields = _fields_from(cls, d, ("installed_version", "capabilities", "runtime_libraries"))
+        if fields["runtime_libraries"] is not None:
+            fields["runtime_libraries"] = [RuntimeLibrary.from_dict(x) for x in fields["runtime_libraries"]]
+        return cls(**fields, absent=_absent(d, ("installed_version",)))
 
 
 @dataclasses.dataclass
@@ -430,35 +428,14 @@ class Result:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     absent: frozenset[str] = frozenset()
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "id",
-        "clause",
-        "level",
-        "title",
-        "applies_if",
-        "outcome",
-        "reason",
-        "duration_s",
-    )
-
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.FIELDS if k not in self.absent}
+        out = {k: getattr(self, k) for k in json_fields(Result) if k not in self.absent}
         return {**out, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        return cls(
-            id=d["id"],
-            clause=d["clause"],
-            level=d["level"],
-            title=d["title"],
-            applies_if=d.get("applies_if"),
-            outcome=d["outcome"],
-            reason=d["reason"],
-            duration_s=d.get("duration_s"),
-            extra=_extra(d, cls.FIELDS),
-            absent=_absent(d, ("applies_if", "duration_s")),
-        )
+        optional = ("applies_if", "duration_s")
+        return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 
 @dataclasses.dataclass
@@ -474,34 +451,15 @@ class Options:
     target: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "backend",
-        "expectations",
-        "certify",
-        "checks",
-        "timeout",
-        "workers",
-        "target",
-    )
-
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.FIELDS if k != "target"}
+        out = {k: getattr(self, k) for k in json_fields(Options) if k != "target"}
         if self.target is not None:
             out["target"] = self.target
         return {**out, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Options:
-        return cls(
-            backend=d["backend"],
-            expectations=d["expectations"],
-            certify=d["certify"],
-            checks=d["checks"],
-            timeout=d["timeout"],
-            workers=d["workers"],
-            target=d.get("target"),
-            extra=_extra(d, cls.FIELDS),
-        )
+        return cls(**_fields_from(cls, d, ("target",)))
 
 
 @dataclasses.dataclass
@@ -520,25 +478,12 @@ class OperatorRow:
     first_failing: dict[str, str] | None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "op",
-        "dtype",
-        "cases",
-        "excluded",
-        "delegated",
-        "ran",
-        "passed",
-        "worst_error",
-        "tolerance_used",
-        "first_failing",
-    )
-
     def to_dict(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.FIELDS}, **self.extra}
+        return {**{k: getattr(self, k) for k in json_fields(OperatorRow)}, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> OperatorRow:
-        return cls(**{k: d[k] for k in cls.FIELDS}, extra=_extra(d, cls.FIELDS))
+        return cls(**_fields_from(cls, d))
 
 
 @dataclasses.dataclass
@@ -632,23 +577,6 @@ class Report:
         problems = type_problems(d, schema_version)
         if problems:
             raise ReportTypeError(problems)
-        known = (
-            "schema",
-            "schema_version",
-            "suite_version",
-            "created",
-            "command",
-            "mode",
-            "environment",
-            "backend",
-            "results",
-            "summary",
-            "verdict",
-            "certified",
-            "options",
-            "operators",
-            *cls.OPTIONAL,
-        )
         return cls(
             schema=d["schema"],
             schema_version=d["schema_version"],
@@ -665,7 +593,7 @@ class Report:
             options=Options.from_dict(d["options"]) if "options" in d else None,
             operators=[OperatorRow.from_dict(o) for o in d["operators"]] if "operators" in d else None,
             **{k: d.get(k) for k in cls.OPTIONAL},
-            extra=_extra(d, known),
+            extra=_extra(d, json_fields(cls)),
         )
 
 
