@@ -31,8 +31,8 @@ def finish(report: dict[str, Any]) -> dict[str, Any]:
 #: of reference backend 0.3.0 on executorch 1.5.1 with this suite version (forgeries start from it;
 #: test_forgeries.py). Rewrite it (cp reports/report.json) when a suite version is released.
 REAL = Path(__file__).parent / "data" / f"reference-certify-{SUITE_VERSION}.json"
-#: The same run with suite 0.3.0: a report of an earlier suite version that verifies inside its window.
-EARLIER = [Path(__file__).parent / "data" / "reference-certify-0.3.0.json"]
+#: The same run with suites 0.3.0 and 0.4.0: reports of earlier suite versions that verify inside their windows.
+EARLIER = [Path(__file__).parent / "data" / f"reference-certify-{v}.json" for v in ("0.3.0", "0.4.0")]
 
 
 def real_report() -> dict[str, Any]:

@@ -24,10 +24,11 @@ from conformance.cli import main
 from conformance.outcomes import CAPABILITY_ABSENT
 from conformance.report import seal
 from conformance.rerun import rerun_command
+from conformance.version import SUITE_VERSION
 from conformance.verify import check_report
 
-#: The day the fixture report is judged on (it was created on 2026-12-01).
-DAY = datetime.date(2026, 12, 1)
+#: The day the fixture report is judged on (it was created on 2026-12-02).
+DAY = datetime.date(2026, 12, 2)
 
 
 @pytest.fixture(scope="module")
@@ -188,14 +189,14 @@ FORGERIES = [
     (
         "check id with a Cyrillic A",
         lambda r: (result(r, "AOT-1").update(id="\u0410OT-1"), r["selected"].__setitem__(0, "\u0410OT-1")),
-        "is not a check of suite 0.4.0",
+        f"is not a check of suite {SUITE_VERSION}",
     ),
     ("suite version v0.3.0", lambda r: r.update(suite_version="v0.3.0"), "'v0.3.0' was never released"),
     ("suite version 0.3.0+local", lambda r: r.update(suite_version="0.3.0+local"), "was never released"),
     ("suite version 00.3.0", lambda r: r.update(suite_version="00.3.0"), "'00.3.0' was never released"),
     ("suite pre-release", lambda r: r.update(suite_version="0.3.0-rc.1"), "'0.3.0-rc.1' was never released"),
     ("schema version as a string", lambda r: r.update(schema_version="2"), "'schema_version' is a string"),
-    ("schema version 3", lambda r: r.update(schema_version=3), "schema_version is 3, but suite 0.4.0 writes"),
+    ("schema version 3", lambda r: r.update(schema_version=3), f"schema_version is 3, but suite {SUITE_VERSION} writes"),
     (
         "created with a time zone that overflows",
         lambda r: r.update(created="9999-12-31T23:59:59-23:59"),
@@ -244,7 +245,7 @@ def test_the_real_clock_decides_what_is_in_the_future(real):
     assert f"created 2027-11-30, which is in the future (today is {today})" in problems
     # Judged on a day before it was created: it did not exist yet.
     problems = check_report(real, today=datetime.date(2026, 11, 29)).problems
-    assert "created 2026-12-01, after 2026-11-29, the day it is judged on (--at)" in problems
+    assert "created 2026-12-02, after 2026-11-29, the day it is judged on (--at)" in problems
 
 
 def test_verdict_reasons_of_an_earlier_suite_version_are_recomputed():

@@ -112,35 +112,35 @@ FORGERIES = [
         "failing MUST relabelled SHOULD",
         _relabel_should,
         True,
-        "results[13] (RT-3): level is 'SHOULD', but suite 0.4.0 has 'MUST' for RT-3",
+        f"results[13] (RT-3): level is 'SHOULD', but suite {SUITE_VERSION} has 'MUST' for RT-3",
     ),
     ("level edited", _set(("results", "#PKG-3", "level"), "MUST"), True, "(PKG-3): level is 'MUST'"),
     (
         "clause edited",
         _set(("results", "#RT-5", "clause"), "C-RT-4"),
         True,
-        "(RT-5): clause is 'C-RT-4', but suite 0.4.0 has 'C-RT-5'",
+        f"(RT-5): clause is 'C-RT-4', but suite {SUITE_VERSION} has 'C-RT-5'",
     ),
     ("title edited", _set(("results", "#RT-3", "title"), "anything"), True, "(RT-3): title is 'anything'"),
     (
         "applies_if edited",
         _set(("results", "#RT-3", "applies_if"), "named_data"),
         True,
-        "(RT-3): applies_if is 'named_data', but suite 0.4.0 has None",
+        f"(RT-3): applies_if is 'named_data', but suite {SUITE_VERSION} has None",
     ),
     (
         "applies_if removed from a conditional check",
         _set(("results", "#NDATA-1", "applies_if"), None),
         True,
-        "(NDATA-1): applies_if is None, but suite 0.4.0 has 'named_data'",
+        f"(NDATA-1): applies_if is None, but suite {SUITE_VERSION} has 'named_data'",
     ),
     (
         "check dropped",
         _drop("RT-5"),
         True,
-        "certify mode needs every check of suite 0.4.0, but the report lacks RT-5",
+        f"certify mode needs every check of suite {SUITE_VERSION}, but the report lacks RT-5",
     ),
-    ("check added", _add_fake, True, f"results[{N}]: 'PKG-9' is not a check of suite 0.4.0"),
+    ("check added", _add_fake, True, f"results[{N}]: 'PKG-9' is not a check of suite {SUITE_VERSION}"),
     ("duplicated check id", _duplicate, True, "check AOT-1 appears 2 times in results"),
     (
         "summary 999/999",
@@ -153,13 +153,13 @@ FORGERIES = [
         "results [] with summary 24/24, suite 0.1.99, renamed backend",
         _forgery_24_of_24,
         False,
-        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0, 0.3.0, 0.4.0)",
+        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0)",
     ),
     (
         "unreleased version",
-        _set(("suite_version",), "0.5.0"),
+        _set(("suite_version",), "0.6.0"),
         True,
-        "suite version '0.5.0' was never released",
+        "suite version '0.6.0' was never released",
     ),
     (
         "certify report with an expected failure",
@@ -190,7 +190,7 @@ FORGERIES = [
         "schema version of another suite version",
         _set(("schema_version",), 1),
         True,
-        "schema_version is 1, but suite 0.4.0 writes schema_version 2",
+        f"schema_version is 1, but suite {SUITE_VERSION} writes schema_version 2",
     ),
     ("mode neither certify nor standard", _set(("mode",), "gold"), True, "mode is 'gold'"),
     (
@@ -221,7 +221,7 @@ FORGERIES = [
         "created before the release",
         _set(("created",), "2026-01-01T00:00:00+00:00"),
         True,
-        "created 2026-01-01, before suite version 0.4.0 was released",
+        f"created 2026-01-01, before suite version {SUITE_VERSION} was released",
     ),
     (
         "created in the future",
@@ -385,7 +385,7 @@ def test_the_committed_matrix_reports_verify():
     assert paths
     for path in paths:
         report = json.loads(path.read_text())
-        assert report["suite_version"] in ("0.1.0", "0.2.0", "0.3.0", "0.4.0"), path
+        assert report["suite_version"] in ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"), path
         v = check_report(report, today=datetime.date(2026, 12, 1))
         assert v.ok, (path, v.problems)
 
