@@ -24,8 +24,8 @@ from conformance.cli import main
 from conformance.outcomes import CAPABILITY_ABSENT
 from conformance.report import seal
 from conformance.rerun import rerun_command
-from conformance.version import SUITE_VERSION
 from conformance.verify import check_report
+from conformance.version import SUITE_VERSION
 
 #: The day the fixture report is judged on (it was created on 2026-12-02).
 DAY = datetime.date(2026, 12, 2)
@@ -196,7 +196,11 @@ FORGERIES = [
     ("suite version 00.3.0", lambda r: r.update(suite_version="00.3.0"), "'00.3.0' was never released"),
     ("suite pre-release", lambda r: r.update(suite_version="0.3.0-rc.1"), "'0.3.0-rc.1' was never released"),
     ("schema version as a string", lambda r: r.update(schema_version="2"), "'schema_version' is a string"),
-    ("schema version 3", lambda r: r.update(schema_version=3), f"schema_version is 3, but suite {SUITE_VERSION} writes"),
+    (
+        "schema version 3",
+        lambda r: r.update(schema_version=3),
+        f"schema_version is 3, but suite {SUITE_VERSION} writes",
+    ),
     (
         "created with a time zone that overflows",
         lambda r: r.update(created="9999-12-31T23:59:59-23:59"),
