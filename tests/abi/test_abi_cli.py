@@ -29,7 +29,10 @@ def run(capsys, *argv) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def build_so(tmp_path: Path, name: str, source: str) -> Path:
+ET_LIB = Path(sysconfig.get_paths()["purelib"]) / "executorch/lib"
+
+
+def build_so(tmp_path: Path, name: str, source: str, *link: str) -> Path:
     src = tmp_path / f"{name}.cpp"
     src.write_text(source)
     lib = tmp_path / f"lib{name}.so"
@@ -43,6 +46,7 @@ def build_so(tmp_path: Path, name: str, source: str) -> Path:
             "-o",
             str(lib),
             "-Wl,--unresolved-symbols=ignore-all",
+            *link,
         ],
         check=True,
         capture_output=True,
@@ -116,13 +120,38 @@ extern "C" int crafted_entry(const executorch::runtime::Backend& b) {
   return executorch::runtime::register_backend(b);
 }
 """,
+        f"-L{ET_LIB}",
+        "-Wl,--no-as-needed",
+        "-lexecutorch",
     )
     code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 1
     row = next(line for line in out.splitlines() if line.startswith("| 1.5.1"))
     assert "must rebuild" in row
-    assert "missing symbol executorch::runtime::nonexistent_function()" in row
-    assert "register_backend" not in row  # that one resolves
+    assert "missing symbol executorch::runtime::nonexistent_function(): no library it loads exports it" in row
+    assert "executorch/lib/libexecutorch.so" in row  # what it does load
+    assert "register_backend" not in row  # that one binds to libexecutorch.so
+
+
+@needs_gxx
+def test_an_import_without_the_needed_library_is_missing(tmp_path, capsys):
+    """The runtime's libraries are loaded RTLD_LOCAL: a library that imports register_backend
+    but does not NEED libexecutorch.so fails to load in the Python process."""
+    lib = build_so(
+        tmp_path,
+        "noneeded",
+        """
+namespace executorch { namespace runtime { struct Backend; int register_backend(const Backend&); } }
+extern "C" int entry(const executorch::runtime::Backend& b) { return executorch::runtime::register_backend(b); }
+""",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
+    row = next(line for line in out.splitlines() if line.startswith("| 1.5.1"))
+    assert code == 1 and "must rebuild" in row
+    assert (
+        "missing symbol executorch::runtime::register_backend(executorch::runtime::Backend const&): " in row
+    )
+    assert "no library it loads exports it (loaded: nothing)" in row
 
 
 @needs_gxx
@@ -130,7 +159,8 @@ def test_library_with_no_executorch_imports(tmp_path, capsys):
     lib = build_so(tmp_path, "plain", 'extern "C" int plain(int x) { return x + 1; }\n')
     code, _, err = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 3
-    assert "imports no ExecuTorch symbols" in err and "statically" in err
+    assert "imports no ExecuTorch symbols" in err and "not an ExecuTorch backend library" in err
+    assert "statically" not in err  # the defined symbols tell: no guessing
 
 
 def test_not_an_elf_file(tmp_path, capsys):
