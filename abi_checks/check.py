@@ -37,7 +37,7 @@ from abi_checks.elf import (
     rtti_type_names,
     static_definitions,
 )
-from abi_checks.loader import PACKAGE, RELEASE, SUBJECT, Package, Scope, load
+from abi_checks.loader import PACKAGE, RELEASE, SUBJECT, Edge, LoadedObject, Package, Scope, load
 from abi_checks.release_libraries import ReleaseLibraries, release_libraries
 from abi_checks.runtime_copy import OWN_REGISTRY, OWN_RUNTIME, RuntimeCopy, classify, fix, meaning
 
@@ -225,10 +225,36 @@ def _read_subject(path: Path) -> _Subject:
     return _Subject(path, info, imports, weak, dem, copy, _sha256(path))
 
 
-def _scope(subject: _Subject, base: dict, root: Path | None) -> tuple[Scope, Package, ReleaseLibraries]:
+@dataclasses.dataclass
+class _Loaded:
+    scope: Scope  # of the object dlopen() opens: the subject, or the library that loads it
+    package: Package
+    libs: ReleaseLibraries
+    subject: LoadedObject
+    edges: list[Edge]  # NEEDED entries of the subject and of what it loads
+
+
+def _scope(subject: _Subject, base: dict, root: Path | None, loaded_by: Path | None) -> _Loaded:
+    """The subject's scope with ``base``'s release. With ``loaded_by``, the subject is a
+    dependency of that library: glibc binds every object of a dlopen()ed tree in the tree's
+    one scope (the opened object and its dependencies breadth-first)."""
     libs = release_libraries(base)
-    package = Package.on_disk(root, subject.path, libs) if root else Package.around(subject.path, libs)
-    return load(package.subject(), package, package.preloaded()), package, libs
+    opened = loaded_by or subject.path
+    package = Package.on_disk(root, opened, libs) if root else Package.around(opened, libs)
+    scope = load(package.subject(), package, package.preloaded())
+    target = subject.path.resolve()
+    me = next((o for o in scope.order if o.real_path == target), None)
+    if me is None:
+        raise ValueError(f"{opened.name} does not load {subject.path.name}")
+    reach, todo = {id(me)}, [me]
+    while todo:
+        obj = todo.pop()
+        for e in scope.edges:
+            if e.requester is obj and e.found is not None and id(e.found) not in reach:
+                reach.add(id(e.found))
+                todo.append(e.found)
+    edges = [e for e in scope.edges if id(e.requester) in reach]
+    return _Loaded(scope, package, libs, me, edges)
 
 
 def _expected_names(*bases: dict) -> set[str]:
@@ -244,10 +270,15 @@ def _expected_names(*bases: dict) -> set[str]:
 
 
 def check_library(
-    lib: str | Path, against: list[str], built_against: str | None = None, root: Path | None = None
+    lib: str | Path,
+    against: list[str],
+    built_against: str | None = None,
+    root: Path | None = None,
+    loaded_by: Path | None = None,
 ) -> Report:
     """``abi check`` of ``lib`` for each release in ``against``. ``root``: the unpacked wheel the
-    library is in (check-wheel); by default the package around the library (abi_checks/loader.py)."""
+    library is in (check-wheel); by default the package around the library (abi_checks/loader.py).
+    ``loaded_by``: a library of the package that NEEDs ``lib`` and is what gets opened."""
     path = Path(lib)
     subject = _read_subject(path)
     imports, weak, dem = subject.imports, subject.weak, subject.dem
@@ -265,12 +296,16 @@ def check_library(
     uses = used_types(base, texts)
 
     symbols = {s.name: s for s in info.imported() if s.name in set(imports)}  # type: ignore[attr-defined]
-    scope_b, _, _ = _scope(subject, base, root)
-    expected = {m: scope_b.provider(symbols[m]) for m in imports}
+    loaded_b = _scope(subject, base, root, loaded_by)
+    expected = {m: loaded_b.scope.provider(symbols[m]) for m in imports}
     et_names = _expected_names(base, *targets)
     verdicts = []
     for tgt in targets:
-        verdicts.append(_judge(subject, base, tgt, root, uses, symbols, expected, et_names))
+        verdicts.append(
+            _judge(
+                subject, base, tgt, _scope(subject, tgt, root, loaded_by), uses, symbols, expected, et_names
+            )
+        )
     return Report(
         library=str(path),
         built_against=base["release"],
@@ -285,18 +320,20 @@ def check_library(
     )
 
 
-def _judge(subject, base, tgt, root, uses, symbols, expected, et_names) -> Verdict:
+def _judge(subject, base, tgt, loaded: _Loaded, uses, symbols, expected, et_names) -> Verdict:
     imports, weak, dem = subject.imports, subject.weak, subject.dem
     reasons: list[str] = []
     notes: list[str] = []
     details: list[str] = []
-    scope, package, libs = _scope(subject, tgt, root)
+    scope, package, libs, me = loaded.scope, loaded.package, loaded.libs, loaded.subject
     rel = tgt["release"]
+    if me is not scope.order[0]:
+        notes.append(f"judged as loaded by {scope.order[0].path}, which NEEDs it")
 
     # 1. NEEDED entries: an ExecuTorch library the loader does not find fails the load.
     missing_libs: dict[str, list[str]] = {}
     elsewhere: dict[str, set[str]] = {}  # not ExecuTorch, not found here: name -> directories searched
-    for edge in scope.unresolved():
+    for edge in (e for e in loaded.edges if e.found is None):
         if edge.name in et_names:
             missing_libs.setdefault(edge.requester.path, []).append(edge.name)
         elif edge.requester.where in (SUBJECT, PACKAGE):
@@ -314,7 +351,7 @@ def _judge(subject, base, tgt, root, uses, symbols, expected, et_names) -> Verdi
             for m in imports
             if expected.get(m) is not None and expected[m].file_name in names and m not in weak
         ]
-        via = "" if requester == scope.order[0].path else f" (NEEDED by {requester}, which it loads)"
+        via = "" if requester == me.path else f" (NEEDED by {requester}, which it loads)"
         count = (
             f" ({len(from_them)} of its imports come from {'it' if len(names) == 1 else 'them'})"
             if from_them
@@ -338,12 +375,16 @@ def _judge(subject, base, tgt, root, uses, symbols, expected, et_names) -> Verdi
         if exp is not None and exp.file_name in unloaded:
             continue  # the missing library is the reason already
         if exp is None:
-            loaded = ", ".join(o.path for o in scope.order[1:] if o.exports is not None) or "nothing"
+            loaded_names = ", ".join(o.path for o in scope.order if o is not me and o.exports is not None)
+            not_found = sorted(elsewhere)
+            loaded_text = (loaded_names or "nothing") + (
+                f"; not found: {', '.join(not_found)}" if not_found else ""
+            )
             with_b = (
                 "" if rel == base["release"] else f", nor with executorch {base['release']} (built against)"
             )
             reasons.append(
-                f"missing symbol {dem[m]}: no library it loads exports it{with_b} (loaded: {loaded})"
+                f"missing symbol {dem[m]}: no library it loads exports it{with_b} (loaded: {loaded_text})"
             )
         elif exp.where == RELEASE:
             reasons.append(f"missing symbol {dem[m]} (not exported by executorch {rel}'s {exp.path})")
@@ -374,7 +415,7 @@ def _judge(subject, base, tgt, root, uses, symbols, expected, et_names) -> Verdi
 
     if rel == base["release"]:
         notes.append("the release it was built against")
-    subject_obj = scope.order[0]
+    subject_obj = me
     for obj in package.preloaded():
         if subject_obj.soname and obj.soname == subject_obj.soname and libs.by_sha256(subject.sha256) is None:
             notes.append(
@@ -400,7 +441,7 @@ def _judge(subject, base, tgt, root, uses, symbols, expected, et_names) -> Verdi
         return Verdict(
             rel,
             subject.copy.kind,
-            [f"{subject.copy.evidence}: a registry of its own", *reasons],
+            [subject.copy.evidence, *reasons],
             notes,
             details,
             meaning=meaning(subject.copy, subject.path.name, rel, registry),

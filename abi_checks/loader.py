@@ -65,6 +65,7 @@ class LoadedObject:
     #: mangled name -> its definitions; None: not read (system, another distribution)
     exports: dict[str, list[Definition]] | None = None
     versioned: bool = False  # has symbol version information
+    real_path: Path | None = None  # the file, for objects read from disk
 
     @property
     def file_name(self) -> str:
@@ -159,12 +160,18 @@ class Package:
         return None
 
     def subject(self) -> LoadedObject:
-        return self._read(self.subject_path, SUBJECT)
+        key = str(self.subject_path)
+        if self._cache.get(key) is None:
+            self._cache[key] = self._read(self.subject_path, SUBJECT)
+        obj = self._cache[key]
+        assert obj is not None
+        return obj
 
     def object_at(self, path: str) -> LoadedObject | None:
-        if path not in self._cache:
-            self._cache[path] = self._lookup(Path(os.path.normpath(path)))
-        return self._cache[path]
+        key = os.path.normpath(path)
+        if key not in self._cache:
+            self._cache[key] = self._lookup(Path(key))
+        return self._cache[key]
 
     def _lookup(self, path: Path) -> LoadedObject | None:
         if path == self.subject_path:
@@ -211,6 +218,7 @@ class Package:
             rpath=tuple(info.rpath_entries),
             exports=exports,
             versioned=any(s.version for s in info.symbols if s.defined),
+            real_path=path.resolve(),
         )
 
     def compatible(self, obj: LoadedObject, path: str) -> bool:
@@ -250,8 +258,8 @@ class Scope:
     edges: list[Edge]
 
     def provider(self, sym: DynSymbol) -> LoadedObject | None:
-        """The object ``sym`` binds to, or None."""
-        for obj in self.order[1:]:
+        """The object ``sym`` binds to, or None (an undefined symbol is never defined by the same object)."""
+        for obj in self.order:
             if obj.defines(sym):
                 return obj
         return None
