@@ -193,3 +193,32 @@ extern "C" void f() { executorch::runtime::runtime_abort(); }
     )
     code, _, err = run(capsys, "check", str(lib), "--against", "1.5.1")
     assert code == 2 and "--built-against" in err and "build_info.json" in err
+
+
+@needs_gxx
+def test_a_weak_import_that_binds_nowhere_does_not_decide(tmp_path, capsys):
+    lib = build_so(
+        tmp_path,
+        "weak",
+        """
+namespace executorch { namespace runtime {
+struct Backend;
+int register_backend(const Backend&);
+__attribute__((weak)) void optional_hook();
+} }
+extern "C" int entry(const executorch::runtime::Backend& b) {
+  if (executorch::runtime::optional_hook) executorch::runtime::optional_hook();
+  return executorch::runtime::register_backend(b);
+}
+""",
+        f"-L{ET_LIB}",
+        "-Wl,--no-as-needed",
+        "-lexecutorch",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1", "--json")
+    (v,) = json.loads(out)["verdicts"]
+    assert code == 0 and v["verdict"] == "binary compatible", v
+    assert (
+        "weak import executorch::runtime::optional_hook() binds to nothing (allowed: weak, it is 0)"
+        in v["notes"]
+    )
