@@ -6,7 +6,9 @@ namespace executorch {
 namespace extension {
 namespace reference_variant {
 
-const char* core_description() { return reference_backend_runtime_info(); }
+const char* core_description() {
+  return reference_backend_runtime_info();
+}
 
 }  // namespace reference_variant
 }  // namespace extension
