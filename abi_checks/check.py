@@ -38,7 +38,7 @@ from abi_checks.elf import (
     static_definitions,
 )
 from abi_checks.loader import PACKAGE, RELEASE, SUBJECT, Edge, LoadedObject, Package, Scope, load
-from abi_checks.release_libraries import ReleaseLibraries, release_libraries
+from abi_checks.release_libraries import ReleaseLibraries, file_sha256, release_libraries
 from abi_checks.runtime_copy import OWN_REGISTRY, OWN_RUNTIME, RuntimeCopy, classify, fix, meaning
 
 COMPATIBLE, REBUILD = "binary compatible", "must rebuild"
@@ -166,16 +166,6 @@ def used_types(base: dict, texts: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 @dataclasses.dataclass
 class _Subject:
     """What the binary itself says, read once."""
@@ -222,7 +212,7 @@ def _read_subject(path: Path) -> _Subject:
             f"BackendInterface, so it is not an ExecuTorch backend library (its defined symbols say so: no "
             f"register_backend, get_backend_class, Program or Method in it). Nothing to check."
         )
-    return _Subject(path, info, imports, weak, dem, copy, _sha256(path))
+    return _Subject(path, info, imports, weak, dem, copy, file_sha256(path))
 
 
 @dataclasses.dataclass

@@ -16,6 +16,17 @@ from pathlib import Path
 from abi_checks import LIBRARIES_DIR
 
 
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in 1 MiB chunks: how a release's own library is recognised."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 @dataclasses.dataclass(frozen=True)
 class ReleaseLibrary:
     path: str  # below site-packages: executorch/lib/libexecutorch.so
