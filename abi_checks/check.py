@@ -25,6 +25,7 @@ Verdict per release: "binary compatible" when 1-3 hold, otherwise "must rebuild"
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from pathlib import Path
@@ -247,15 +248,21 @@ def _scope(subject: _Subject, base: dict, root: Path | None, loaded_by: Path | N
     return _Loaded(scope, package, libs, me, edges)
 
 
-def _expected_names(*bases: dict) -> set[str]:
-    """File names and SONAMEs of ExecuTorch's own libraries, in the releases given and all with a record."""
+@functools.lru_cache(maxsize=1)
+def _every_release_name() -> frozenset[str]:
     from abi_checks.diff import available_releases
 
     names: set[str] = set()
-    for b in bases:
-        names |= release_libraries(b).names()
     for r in available_releases():
         names |= release_libraries(load_baseline(r)).names()
+    return frozenset(names)
+
+
+def _expected_names(*bases: dict) -> set[str]:
+    """File names and SONAMEs of ExecuTorch's own libraries, in the releases given and all with a record."""
+    names = set(_every_release_name())
+    for b in bases:
+        names |= release_libraries(b).names()
     return names
 
 

@@ -10,6 +10,7 @@ holds: its shipped libraries (names only) and the registry library's exports.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 
@@ -93,9 +94,17 @@ def _from_baseline(base: dict) -> ReleaseLibraries:
 def release_libraries(base: dict) -> ReleaseLibraries:
     """The libraries of the release of baseline ``base``: the committed record when there is one
     for that release (and it is the same wheel), else what the baseline itself holds."""
-    path = LIBRARIES_DIR / f"{base['release']}.json"
-    if path.is_file():
-        doc = json.loads(path.read_text())
-        if not base.get("wheel_sha256") or doc.get("wheel_sha256") == base.get("wheel_sha256"):
-            return _from_record(doc)
+    record = _record(base["release"])
+    if record is not None and (not base.get("wheel_sha256") or record[0] == base.get("wheel_sha256")):
+        return record[1]
     return _from_baseline(base)
+
+
+@functools.lru_cache(maxsize=16)
+def _record(release: str) -> tuple[str | None, ReleaseLibraries] | None:
+    """(wheel sha256, libraries) of the committed record of ``release``, read once."""
+    path = LIBRARIES_DIR / f"{release}.json"
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text())
+    return doc.get("wheel_sha256"), _from_record(doc)

@@ -60,7 +60,8 @@ class Wheel:
 
 
 def check_input_file(path: Path) -> None:
-    """Plain path checks: a regular, readable file (not a directory, FIFO or device)."""
+    """Plain path checks: a regular, readable file (not a directory, FIFO or device). Kept here
+    until the CLI's shared input-file helper lands; then this defers to it."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sysconfig
@@ -168,6 +169,13 @@ def test_not_an_elf_file(tmp_path, capsys):
     f.write_text("not a library\n")
     code, _, err = run(capsys, "check", str(f), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 2 and "is not an ELF file" in err
+
+
+def test_a_fifo_is_refused_not_read(tmp_path, capsys):
+    fifo = tmp_path / "libpipe.so"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "check", str(fifo), "--against", "1.5.1", "--built-against", "1.5.1")
+    assert code == 2 and "is not a regular file (a FIFO, socket or device)" in err
 
 
 def test_missing_file(tmp_path, capsys):
