@@ -230,3 +230,36 @@ extern "C" int entry(const executorch::runtime::Backend& b) {
         "weak import executorch::runtime::optional_hook() binds to nothing (allowed: weak, it is 0)"
         in v["notes"]
     )
+
+
+@needs_gxx
+def test_a_library_that_defines_a_whole_runtime_and_imports_nothing(tmp_path, capsys):
+    """No ExecuTorch import at all: what it defines says it is a runtime of its own (no guessing)."""
+    lib = build_so(
+        tmp_path,
+        "ownruntime",
+        """
+namespace executorch { namespace runtime {
+struct Backend { const char* name; void* backend; };
+class Program { public: static int load(void* loader); };
+class Method { public: int execute(); };
+static Backend table[16];
+static int count = 0;
+__attribute__((visibility("default"))) int register_backend(const Backend& b) { table[count++] = b; return 0; }
+__attribute__((visibility("default"))) void* get_backend_class(const char*) { return table[0].backend; }
+int Program::load(void*) { return 0; }
+int Method::execute() { return 0; }
+} }
+""",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1", "--json")
+    doc = json.loads(out)
+    (v,) = doc["verdicts"]
+    assert code == 4 and v["verdict"] == "carries its own runtime", v
+    assert doc["imports"] == {}
+    assert (
+        "Program::load" in doc["runtime_copy"]["evidence"] and "(exported)" in doc["runtime_copy"]["evidence"]
+    )
+    assert (
+        "an ExecuTorch runtime of its own" in v["meaning"] and "cannot be handed to the other" in v["meaning"]
+    )
