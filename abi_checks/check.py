@@ -32,6 +32,7 @@ from pathlib import Path
 
 from abi_checks.diff import BREAKING, compare_type, load_baseline
 from abi_checks.elf import (
+    DynamicInfo,
     demangle_many,
     is_executorch_symbol,
     read_dynamic,
@@ -172,7 +173,7 @@ class _Subject:
     """What the binary itself says, read once."""
 
     path: Path
-    info: object
+    info: DynamicInfo
     imports: list[str]  # mangled ExecuTorch imports (strong and weak)
     weak: set[str]
     dem: dict[str, str]
@@ -185,16 +186,9 @@ def _read_subject(path: Path) -> _Subject:
     imports = sorted({s.name for s in info.imported() if is_executorch_symbol(s.name)})
     weak = {s.name for s in info.imported() if s.binding == "WEAK"}
     exported = sorted({s.name for s in info.exported() if is_executorch_symbol(s.name)})
-    dynsym_defined = {s.name for s in info.symbols if s.defined}
-    hidden = sorted(
-        {n for n in static_definitions(path) if is_executorch_symbol(n)}
-        | {
-            s.name
-            for s in info.symbols
-            if s.defined and is_executorch_symbol(s.name) and s.name not in exported
-        }
-    )
-    hidden = [n for n in hidden if n not in exported or n not in dynsym_defined]
+    # Defined but not exported: the .symtab of an unstripped file, and hidden .dynsym entries.
+    defined = set(static_definitions(path)) | {s.name for s in info.symbols if s.defined}
+    hidden = sorted(n for n in defined - set(exported) if is_executorch_symbol(n))
     dem = demangle_many(sorted(set(imports) | set(exported) | set(hidden)))
     copy = classify(
         [dem[n] for n in exported],
@@ -284,7 +278,7 @@ def check_library(
     targets = [load_baseline(r) for r in against]
 
     info = subject.info
-    exported_et = sorted({s.name for s in info.exported() if is_executorch_symbol(s.name)})  # type: ignore[attr-defined]
+    exported_et = sorted({s.name for s in info.exported() if is_executorch_symbol(s.name)})
     dem = {**dem, **demangle_many([n for n in exported_et if n not in dem])}
     rtti = rtti_type_names(path)
     texts = {f"imported symbol {dem[m]}": dem[m] for m in imports}
@@ -292,7 +286,7 @@ def check_library(
     texts.update({f"RTTI names {r}": r for r in rtti})
     uses = used_types(base, texts)
 
-    symbols = {s.name: s for s in info.imported() if s.name in set(imports)}  # type: ignore[attr-defined]
+    symbols = {s.name: s for s in info.imported() if s.name in set(imports)}
     loaded_b = _scope(subject, base, root, loaded_by)
     expected = {m: loaded_b.scope.provider(symbols[m]) for m in imports}
     et_names = _expected_names(base, *targets)
@@ -310,7 +304,7 @@ def check_library(
         imports={m: dem[m] for m in imports if m not in weak},
         weak_imports={m: dem[m] for m in imports if m in weak},
         used_types=uses,
-        needed=info.needed,  # type: ignore[attr-defined]
+        needed=info.needed,
         verdicts=verdicts,
         runtime_copy=dataclasses.asdict(subject.copy) if subject.copy else None,
         sha256=subject.sha256,
