@@ -7,9 +7,12 @@
 Exit codes
   abi diff:  0 no changes or additions only; 1 binary-breaking changes (symbol removed, runtime
              library changed, layout changed, vtable changed, enum value changed); 2 error.
-  abi check: 0 binary compatible with every release given; 1 must rebuild for at least one;
-             2 error (unknown release, not an ELF file, missing file, build release unknown);
-             3 the library imports no ExecuTorch symbols (nothing to check).
+  abi check: 0 binary compatible with every release given (or the release's own runtime);
+             1 must rebuild for at least one; 2 error (unknown release, not an ELF file, missing
+             file, build release unknown); 3 not an ExecuTorch backend library (it neither imports
+             ExecuTorch symbols nor carries a registry: nothing to check); 4 it carries its own
+             ExecuTorch runtime or backend registry (a static link, a rebuilt runtime): the
+             backends it registers are invisible to executorch.runtime.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import json
 import shlex
 import sys
 
-EXIT_ERROR, EXIT_NOTHING_TO_CHECK = 2, 3
+EXIT_ERROR, EXIT_NOTHING_TO_CHECK, EXIT_OWN_REGISTRY = 2, 3, 4
 
 
 def _err(cmd: str, exc: BaseException | str) -> int:
@@ -133,7 +136,7 @@ def add_subcommands(subparsers) -> None:
         "check",
         help="is a backend library binary compatible with these releases?",
         description="Exit code: 0 binary compatible with all, 1 must rebuild for some, 2 error, "
-        "3 the library imports no ExecuTorch symbols.",
+        "3 not an ExecuTorch backend library, 4 it carries its own runtime or registry.",
     )
     check.add_argument("library", help="the backend's shared library (.so)")
     check.add_argument(

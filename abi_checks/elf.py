@@ -62,6 +62,9 @@ class DynSymbol:
     binding: str  # GLOBAL, WEAK, GNU_UNIQUE
     kind: str  # FUNC, OBJECT, TLS, IFUNC, NOTYPE
     visibility: str
+    #: ``sym@VER`` (a non-default version, bit 15 of its .gnu.version entry): only a reference
+    #: naming that version binds to it.
+    version_hidden: bool = False
 
 
 @dataclasses.dataclass
@@ -69,8 +72,12 @@ class DynamicInfo:
     path: Path
     soname: str | None
     needed: list[str]
-    runpath: list[str]
+    runpath: list[str]  # DT_RPATH and DT_RUNPATH entries together (what PKG checks print)
     symbols: list[DynSymbol]
+    runpath_entries: list[str] = dataclasses.field(default_factory=list)  # DT_RUNPATH only
+    rpath_entries: list[str] = dataclasses.field(default_factory=list)  # DT_RPATH only
+    elf_class: int = 64
+    machine: str = ""
 
     def exported(self) -> list[DynSymbol]:
         return [
@@ -84,11 +91,17 @@ class DynamicInfo:
 
 
 def check_elf(path: str | Path) -> Path:
+    """``path`` if it is a regular ELF file; a FIFO or device is refused before it is opened (a
+    read would block or never end). Plain path checks, until the CLI has a shared helper."""
+    import stat
+
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{p}: no such file")
     if p.is_dir():
         raise NotAnElfFile(f"{p} is a directory, not a shared library")
+    if not stat.S_ISREG(p.stat().st_mode):
+        raise NotAnElfFile(f"{p} is not a regular file (a FIFO, socket or device), not a shared library")
     with p.open("rb") as f:
         head = f.read(4)
     if head != ELF_MAGIC:
@@ -105,7 +118,7 @@ def read_dynamic(path: str | Path) -> DynamicInfo:
     p = check_elf(path)
     with p.open("rb") as f:
         elf = ELFFile(f)
-        soname, needed, runpath = None, [], []
+        soname, needed, runpath, only_runpath, only_rpath = None, [], [], [], []
         for sec in elf.iter_sections():
             if isinstance(sec, DynamicSection):
                 tag: Any  # pyelftools adds needed/soname/runpath/rpath to DynamicTag by tag kind
@@ -114,10 +127,14 @@ def read_dynamic(path: str | Path) -> DynamicInfo:
                         needed.append(tag.needed)
                     elif tag.entry.d_tag == "DT_SONAME":
                         soname = tag.soname
-                    elif tag.entry.d_tag in ("DT_RUNPATH", "DT_RPATH"):
-                        runpath += (tag.runpath if tag.entry.d_tag == "DT_RUNPATH" else tag.rpath).split(":")
+                    elif tag.entry.d_tag == "DT_RUNPATH":
+                        runpath += tag.runpath.split(":")
+                        only_runpath += tag.runpath.split(":")
+                    elif tag.entry.d_tag == "DT_RPATH":
+                        runpath += tag.rpath.split(":")
+                        only_rpath += tag.rpath.split(":")
         dynsym = elf.get_section_by_name(".dynsym")
-        versions = _symbol_versions(elf)
+        versions, hidden = _symbol_versions(elf)
         symbols = []
         if isinstance(dynsym, SymbolTableSection):
             for i, sym in enumerate(dynsym.iter_symbols()):
@@ -134,18 +151,32 @@ def read_dynamic(path: str | Path) -> DynamicInfo:
                         binding=info["bind"].replace("STB_", ""),
                         kind=info["type"].replace("STT_", "").replace("GNU_", ""),
                         visibility=sym["st_other"]["visibility"],
+                        version_hidden=i in hidden,
                     )
                 )
-    return DynamicInfo(p, soname, needed, [r for r in runpath if r], symbols)
+        elf_class, machine = elf.elfclass, elf["e_machine"]
+    return DynamicInfo(
+        p,
+        soname,
+        needed,
+        [r for r in runpath if r],
+        symbols,
+        [r for r in only_runpath if r],
+        [r for r in only_rpath if r],
+        elf_class,
+        machine,
+    )
 
 
-def _symbol_versions(elf) -> dict[int, str]:
+def _symbol_versions(elf) -> tuple[dict[int, str], set[int]]:
+    """(dynsym index -> version name, indexes whose version is hidden)."""
     from elftools.elf.gnuversions import GNUVerSymSection
 
     out: dict[int, str] = {}
+    hidden: set[int] = set()
     versym = next((s for s in elf.iter_sections() if isinstance(s, GNUVerSymSection)), None)
     if versym is None:
-        return out
+        return out, hidden
     names: dict[int, str] = {}
     for sec in elf.iter_sections():
         if sec["sh_type"] == "SHT_GNU_verneed":
@@ -161,7 +192,33 @@ def _symbol_versions(elf) -> dict[int, str]:
         ndx = sym["ndx"]
         if isinstance(ndx, int) and ndx > 1 and (ndx & 0x7FFF) in names:
             out[i] = names[ndx & 0x7FFF]
-    return out
+            if ndx & 0x8000:
+                hidden.add(i)
+    return out, hidden
+
+
+def static_definitions(path: str | Path) -> list[str]:
+    """Names of the functions and objects an ELF file defines in its full symbol table
+    (``.symtab``), any binding or visibility: what a static link put inside it, hidden or not.
+    Empty for a stripped file (then only ``.dynsym`` and the RTTI strings are left to read)."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    p = check_elf(path)
+    with p.open("rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            return []
+        return sorted(
+            {
+                sym.name
+                for sym in symtab.iter_symbols()
+                if sym.name
+                and sym["st_shndx"] != "SHN_UNDEF"
+                and sym["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT", "STT_GNU_IFUNC")
+            }
+        )
 
 
 # ---------------------------------------------------------------- demangling

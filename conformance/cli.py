@@ -334,12 +334,14 @@ def build_parser() -> argparse.ArgumentParser:
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
     from conformance.certification_cli import add_subcommands as _add_certification
+    from conformance.check_wheel import add_subcommand as _add_check_wheel
     from conformance.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
     _add_certification(sub)
     _add_page(sub)
     _add_abi(sub)
+    _add_check_wheel(sub)
     _add_matrix(sub)
     return parser
 

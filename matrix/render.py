@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from matrix.grid_render import html_sections, load, markdown
+from matrix.in_wheel_render import html_section as in_wheel_html
+from matrix.in_wheel_render import markdown as in_wheel_markdown
 from matrix.releases import RELEASES
 
 #: Table column -> check ID prefixes it aggregates.
@@ -117,6 +119,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "`tox -m torch` the torch axis). Environments are made by uv (tox-uv).",
             "",
             *markdown(grids),
+            *in_wheel_markdown(results_dir),
         ]
     )
     out.write_text(text)
@@ -212,6 +215,7 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         + "".join(rows)
         + "</tbody></table>"
         + html_sections(grids)
+        + in_wheel_html(results_dir)
         + f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
         f"<code>{e(_relative(results_dir, out.parent))}/</code>.</p></main></body></html>\n"
     )

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import hashlib
 import json
 import re
 import shutil
@@ -42,6 +41,7 @@ from pathlib import Path
 
 from abi_checks import BASELINE_DIR
 from abi_checks.elf import demangle_many, is_executorch_symbol, namespace_of, read_dynamic
+from abi_checks.release_libraries import file_sha256
 from abi_checks.tools.abixml import AbiXml
 
 SCHEMA_VERSION = 1
@@ -143,11 +143,7 @@ def unpack(wheel: Path, dest: Path) -> Path:
 
 
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return file_sha256(path)
 
 
 # ---------------------------------------------------------------- symbols

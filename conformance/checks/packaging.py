@@ -5,7 +5,6 @@ They read files only (metadata, sources, ELF headers) and run in the pytest proc
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 import importlib.util
 import os
@@ -18,6 +17,7 @@ from packaging.version import Version
 
 from conformance.context import Context
 from conformance.outcomes import SHOULD, CheckFailed, NotApplicable, ensure
+from conformance.private_imports import private_imports  # PKG-2's scanner
 from conformance.registry import check
 
 
@@ -103,110 +103,6 @@ def bounded_executorch_requirement(ctx: Context) -> None:
     spelled = ", ".join(str(r) for r in et)
     problem = requirement_problem(combined, spelled)
     ensure(problem is None, f"{ctx.descriptor.distribution} requires {problem}")
-
-
-def _private(component: str) -> bool:
-    """A leading underscore marks a private name; dunders (__version__) are public."""
-    return component.startswith("_") and not (component.startswith("__") and component.endswith("__"))
-
-
-#: Private modules vendors commonly import, and what to use instead (verified in the executorch 1.5.1 wheel).
-PUBLIC_ALTERNATIVES = {
-    "executorch.exir.dialects._ops": (
-        "no public module defines these operator namespaces (exir_ops) in executorch 1.5.1; match a node's "
-        "operator by its schema name instead: node.target.name() is 'aten::add.Tensor' for "
-        "exir_ops.edge.aten.add.Tensor, and torch.ops.aten.add.Tensor is the ATen overload"
-    ),
-    "executorch.exir._serialize._named_data_store.NamedDataStoreOutput": (
-        "import NamedDataStoreOutput from the public executorch.exir.backend.backend_details"
-    ),
-    "executorch.exir._serialize._named_data_store": (
-        "there is no public NamedDataStore; build PreprocessResult.data_store_output from "
-        "executorch.exir.backend.backend_details.NamedDataStoreOutput (docs/contract.md, Named data)"
-    ),
-}
-
-
-def public_alternative(module: str) -> str | None:
-    for private, advice in PUBLIC_ALTERNATIVES.items():
-        if module == private or module.startswith(private + "."):
-            return advice
-    return None
-
-
-def _dynamic_import(node: ast.Call, importlib_names: set[str], import_module_names: set[str]) -> str | None:
-    """The module named by a literal ``__import__("m")``, ``importlib.import_module("m"[, "pkg"])``."""
-    func = node.func
-    is_dunder = isinstance(func, ast.Name) and func.id == "__import__"
-    is_import_module = (
-        isinstance(func, ast.Attribute)
-        and func.attr == "import_module"
-        and isinstance(func.value, ast.Name)
-        and func.value.id in importlib_names
-    ) or (isinstance(func, ast.Name) and func.id in import_module_names)
-    if not (is_dunder or is_import_module) or not node.args:
-        return None
-    first = node.args[0]
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-        return None
-    name = first.value
-    if name.startswith(".") and is_import_module:
-        package = (
-            node.args[1]
-            if len(node.args) > 1
-            else next((k.value for k in node.keywords if k.arg == "package"), None)
-        )
-        if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
-            return None
-        try:
-            name = importlib.util.resolve_name(name, package.value)
-        except (ImportError, ValueError):
-            return None
-    return name
-
-
-def _python_files(location: Path) -> list[Path]:
-    return [location] if location.is_file() else sorted(location.rglob("*.py"))
-
-
-def private_imports(location: Path) -> list[str]:
-    """'file:line: module' for each import of a private executorch module in a package
-    directory or a single module file, with the public alternative where one exists.
-
-    Seen: ``import m``, ``from m import n`` (as m.n), and ``__import__("m")`` /
-    ``importlib.import_module("m")`` with a literal module name.
-    """
-    found = []
-    base = location.parent
-    for path in _python_files(location):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
-            found.append(f"{path}: cannot be parsed ({exc})")
-            continue
-        importlib_names = {"importlib"}
-        import_module_names: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                importlib_names |= {a.asname for a in node.names if a.name == "importlib" and a.asname}
-            elif isinstance(node, ast.ImportFrom) and node.module == "importlib":
-                import_module_names |= {a.asname or a.name for a in node.names if a.name == "import_module"}
-        for node in ast.walk(tree):
-            modules: list[str] = []
-            if isinstance(node, ast.Import):
-                modules = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                modules = [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Call):
-                name = _dynamic_import(node, importlib_names, import_module_names)
-                modules = [name] if name else []
-            for module in modules:
-                parts = module.split(".")
-                if parts[0] == "executorch" and any(_private(p) for p in parts[1:]):
-                    advice = public_alternative(module)
-                    line = f"{path.relative_to(base)}:{getattr(node, 'lineno', '?')}: {module}"
-                    found.append(f"{line} ({advice})" if advice else line)
-    return found
 
 
 @check("PKG-2", "C-PKG-2", "the vendor package imports only public executorch modules")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sysconfig
@@ -29,7 +30,10 @@ def run(capsys, *argv) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def build_so(tmp_path: Path, name: str, source: str) -> Path:
+ET_LIB = Path(sysconfig.get_paths()["purelib"]) / "executorch/lib"
+
+
+def build_so(tmp_path: Path, name: str, source: str, *link: str) -> Path:
     src = tmp_path / f"{name}.cpp"
     src.write_text(source)
     lib = tmp_path / f"lib{name}.so"
@@ -43,6 +47,7 @@ def build_so(tmp_path: Path, name: str, source: str) -> Path:
             "-o",
             str(lib),
             "-Wl,--unresolved-symbols=ignore-all",
+            *link,
         ],
         check=True,
         capture_output=True,
@@ -116,13 +121,38 @@ extern "C" int crafted_entry(const executorch::runtime::Backend& b) {
   return executorch::runtime::register_backend(b);
 }
 """,
+        f"-L{ET_LIB}",
+        "-Wl,--no-as-needed",
+        "-lexecutorch",
     )
     code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 1
     row = next(line for line in out.splitlines() if line.startswith("| 1.5.1"))
     assert "must rebuild" in row
-    assert "missing symbol executorch::runtime::nonexistent_function()" in row
-    assert "register_backend" not in row  # that one resolves
+    assert "missing symbol executorch::runtime::nonexistent_function(): no library it loads exports it" in row
+    assert "executorch/lib/libexecutorch.so" in row  # what it does load
+    assert "register_backend" not in row  # that one binds to libexecutorch.so
+
+
+@needs_gxx
+def test_an_import_without_the_needed_library_is_missing(tmp_path, capsys):
+    """The runtime's libraries are loaded RTLD_LOCAL: a library that imports register_backend
+    but does not NEED libexecutorch.so fails to load in the Python process."""
+    lib = build_so(
+        tmp_path,
+        "noneeded",
+        """
+namespace executorch { namespace runtime { struct Backend; int register_backend(const Backend&); } }
+extern "C" int entry(const executorch::runtime::Backend& b) { return executorch::runtime::register_backend(b); }
+""",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
+    row = next(line for line in out.splitlines() if line.startswith("| 1.5.1"))
+    assert code == 1 and "must rebuild" in row
+    assert (
+        "missing symbol executorch::runtime::register_backend(executorch::runtime::Backend const&): " in row
+    )
+    assert "no library it loads exports it (loaded: nothing)" in row
 
 
 @needs_gxx
@@ -130,7 +160,8 @@ def test_library_with_no_executorch_imports(tmp_path, capsys):
     lib = build_so(tmp_path, "plain", 'extern "C" int plain(int x) { return x + 1; }\n')
     code, _, err = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 3
-    assert "imports no ExecuTorch symbols" in err and "statically" in err
+    assert "imports no ExecuTorch symbols" in err and "not an ExecuTorch backend library" in err
+    assert "statically" not in err  # the defined symbols tell: no guessing
 
 
 def test_not_an_elf_file(tmp_path, capsys):
@@ -138,6 +169,13 @@ def test_not_an_elf_file(tmp_path, capsys):
     f.write_text("not a library\n")
     code, _, err = run(capsys, "check", str(f), "--against", "1.5.1", "--built-against", "1.5.1")
     assert code == 2 and "is not an ELF file" in err
+
+
+def test_a_fifo_is_refused_not_read(tmp_path, capsys):
+    fifo = tmp_path / "libpipe.so"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "check", str(fifo), "--against", "1.5.1", "--built-against", "1.5.1")
+    assert code == 2 and "is not a regular file (a FIFO, socket or device)" in err
 
 
 def test_missing_file(tmp_path, capsys):
@@ -163,3 +201,65 @@ extern "C" void f() { executorch::runtime::runtime_abort(); }
     )
     code, _, err = run(capsys, "check", str(lib), "--against", "1.5.1")
     assert code == 2 and "--built-against" in err and "build_info.json" in err
+
+
+@needs_gxx
+def test_a_weak_import_that_binds_nowhere_does_not_decide(tmp_path, capsys):
+    lib = build_so(
+        tmp_path,
+        "weak",
+        """
+namespace executorch { namespace runtime {
+struct Backend;
+int register_backend(const Backend&);
+__attribute__((weak)) void optional_hook();
+} }
+extern "C" int entry(const executorch::runtime::Backend& b) {
+  if (executorch::runtime::optional_hook) executorch::runtime::optional_hook();
+  return executorch::runtime::register_backend(b);
+}
+""",
+        f"-L{ET_LIB}",
+        "-Wl,--no-as-needed",
+        "-lexecutorch",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1", "--json")
+    (v,) = json.loads(out)["verdicts"]
+    assert code == 0 and v["verdict"] == "binary compatible", v
+    assert (
+        "weak import executorch::runtime::optional_hook() binds to nothing (allowed: weak, it is 0)"
+        in v["notes"]
+    )
+
+
+@needs_gxx
+def test_a_library_that_defines_a_whole_runtime_and_imports_nothing(tmp_path, capsys):
+    """No ExecuTorch import at all: what it defines says it is a runtime of its own (no guessing)."""
+    lib = build_so(
+        tmp_path,
+        "ownruntime",
+        """
+namespace executorch { namespace runtime {
+struct Backend { const char* name; void* backend; };
+class Program { public: static int load(void* loader); };
+class Method { public: int execute(); };
+static Backend table[16];
+static int count = 0;
+__attribute__((visibility("default"))) int register_backend(const Backend& b) { table[count++] = b; return 0; }
+__attribute__((visibility("default"))) void* get_backend_class(const char*) { return table[0].backend; }
+int Program::load(void*) { return 0; }
+int Method::execute() { return 0; }
+} }
+""",
+    )
+    code, out, _ = run(capsys, "check", str(lib), "--against", "1.5.1", "--built-against", "1.5.1", "--json")
+    doc = json.loads(out)
+    (v,) = doc["verdicts"]
+    assert code == 4 and v["verdict"] == "carries its own runtime", v
+    assert doc["imports"] == {}
+    assert (
+        "Program::load" in doc["runtime_copy"]["evidence"] and "(exported)" in doc["runtime_copy"]["evidence"]
+    )
+    assert (
+        "an ExecuTorch runtime of its own" in v["meaning"] and "cannot be handed to the other" in v["meaning"]
+    )

@@ -134,6 +134,64 @@ def test_a_single_module_vendor_is_scanned_by_the_suite(tmp_path):
     assert code == 1 and "single_module_vendor.py:5: executorch.exir._serialize._program" in reason, reason
 
 
+def test_strings_that_reach_private_modules_are_followed(tmp_path):
+    module = tmp_path / "strings_mod.py"
+    module.write_text(
+        "import sys\n"
+        "import importlib.util\n"
+        "from importlib import util as u\n"
+        "from importlib.util import find_spec as fs\n"
+        "from sys import modules as loaded\n"
+        "import sys as s\n"
+        "NAME = 'executorch.extension.pybindings._portable_lib'\n"
+        "PKG = 'executorch.exir'\n"
+        "SUB = PKG + '._serialize'\n"
+        "a = sys.modules[NAME]\n"
+        "b = sys.modules.get('executorch.exir._serialize._program')\n"
+        "c = importlib.util.find_spec(SUB)\n"
+        "d = u.find_spec('executorch._private')\n"
+        "e = fs('executorch.exir._serialize')\n"
+        "f = loaded['executorch.exir.dialects._ops']\n"
+        "g = s.modules.pop('executorch.exir._serialize', None)\n"
+        "h = __import__(NAME)\n"
+        "i = importlib.util.find_spec('executorch.exir.backend')\n"  # public
+        "j = sys.modules[PKG]\n"  # public
+        "REBOUND = 'executorch._x'\n"
+        "REBOUND = other\n"  # bound twice: not a constant
+        "k = sys.modules[REBOUND]\n"
+        "def lookup(n):\n"
+        "    return sys.modules[n]\n"  # a parameter: not seen
+    )
+    found = [line.split(" (", 1)[0] for line in private_imports(module)]
+    assert found == [
+        "strings_mod.py:10: executorch.extension.pybindings._portable_lib",
+        "strings_mod.py:11: executorch.exir._serialize._program",
+        "strings_mod.py:12: executorch.exir._serialize",
+        "strings_mod.py:13: executorch._private",
+        "strings_mod.py:14: executorch.exir._serialize",
+        "strings_mod.py:15: executorch.exir.dialects._ops",
+        "strings_mod.py:16: executorch.exir._serialize",
+        "strings_mod.py:17: executorch.extension.pybindings._portable_lib",
+    ]
+    assert "executorch.runtime" in private_imports(module)[0]  # the public way, named
+
+
+def test_a_string_import_package_fails_pkg2_naming_each_place(tmp_path):
+    code, report, output = run_suite(
+        tmp_path, "broken_backends.descriptors:STRING_IMPORT", "--checks", "PKG-2"
+    )
+    assert report is not None, output
+    reason = results_by_id(report)["PKG-2"]["reason"]
+    assert code == 1, reason
+    for place in (
+        "string_import_vendor/__init__.py:16: executorch.extension.pybindings._portable_lib",
+        "string_import_vendor/__init__.py:17: executorch.extension.pybindings._portable_lib",
+        "string_import_vendor/__init__.py:21: executorch.exir._serialize._program",
+        "string_import_vendor/__init__.py:25: executorch.extension.pybindings._portable_lib",
+    ):
+        assert place in reason, reason
+
+
 # --------------------------------------------------------------------------- PKG-5, PKG-6
 
 

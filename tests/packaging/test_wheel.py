@@ -84,3 +84,21 @@ def test_runtime_library_runpath_is_relative(wheel, tmp_path):
     entries = runpath[0].split(":")
     assert "$ORIGIN/../../executorch/lib" in entries
     assert not [e for e in entries if e.startswith("/")], entries
+
+
+def test_check_wheel_passes_the_reference_backends_own_wheel(wheel, capsys):
+    """executorch-conformance check-wheel on the wheel pip built: no error, and the rows say why."""
+    import json
+
+    from conformance.cli import main
+
+    code = main(["check-wheel", str(wheel), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["errors"] == 0, [r for r in doc["rows"] if r["severity"] == "error"]
+    lib = "reference_backend/lib/libreference_backend_runtime.so"
+    rows = {(r["check"], r["subject"]): r for r in doc["rows"]}
+    assert rows[("abi 1.5.1", lib)]["verdict"] == rows[("abi 1.5.0", lib)]["verdict"] == "binary compatible"
+    assert rows[("abi 1.4.1", lib)]["verdict"] == "must rebuild"
+    assert doc["admitted_releases"] == ["1.5.0", "1.5.1"]
+    assert any(r["check"] == "platform" for r in doc["rows"])
+    assert not [r for r in doc["rows"] if r["check"] == "paths" and r["severity"] != "ok"]

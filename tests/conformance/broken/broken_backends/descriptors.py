@@ -205,6 +205,8 @@ OTHER_LIBRARY = dataclasses.replace(
 
 # The package scanned for imports is a single module that imports a private module dynamically.
 SINGLE_MODULE_PRIVATE_IMPORT = dataclasses.replace(REFERENCE, python_package="single_module_vendor")
+# Reaches private modules through strings (sys.modules, importlib.import_module, find_spec) only.
+STRING_IMPORT = dataclasses.replace(REFERENCE, python_package="string_import_vendor")
 
 # The runtime library named by $FOREIGN_RUNPATH_LIBRARY (built by the test) carries a RUNPATH
 # into a build environment that is not this one.
