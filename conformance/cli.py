@@ -334,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
     from conformance.certification_cli import add_subcommands as _add_certification
+    from conformance.new_backend import add_subcommands as _add_new_backend
     from conformance.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
@@ -341,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_page(sub)
     _add_abi(sub)
     _add_matrix(sub)
+    _add_new_backend(sub)
     return parser
 
 
