@@ -111,7 +111,10 @@ def version_triple(text: str) -> tuple[int, int, int]:
         raise HeaderError(f"{text!r} is not a version (PEP 440, for example 0.1.0)") from None
     major, minor, patch = (release + (0, 0))[:3]
     for name, value in (("major", major), ("minor", minor), ("patch", patch)):
-        _u16(f"the {name} number of version {text}", value)
+        if value > 0xFFFF:
+            raise HeaderError(
+                f"version {text}: its {name} number {value} does not fit the header's u16 field"
+            )
     return major, minor, patch
 
 
