@@ -11,9 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
-from test_vendor_workflow import REPO, WORKFLOW, _actionlint, _tool
-from test_vendor_workflow import load as load_reusable
+from test_vendor_workflow import REPO, WORKFLOW, _actionlint, load, zizmor
 
 from conformance.cli import main
 from conformance.new_backend import WORKFLOW_COMMIT, WORKFLOW_REPOSITORY
@@ -26,22 +24,8 @@ def generated(tmp_path_factory) -> Path:
     return target / ".github" / "workflows" / "conformance.yml"
 
 
-def _load(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text())
-    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as True
-    return data
-
-
 def test_zizmor_finds_nothing(generated):
-    zizmor = _tool("zizmor")
-    if zizmor is None:
-        pytest.skip("zizmor is not installed (it is in the test extra: pip install -e '.[test]')")
-    proc = subprocess.run(
-        [zizmor, "--offline", "--persona=pedantic", str(generated)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = zizmor(generated)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -53,25 +37,17 @@ def test_actionlint_finds_nothing(generated):
 def test_zizmor_catches_an_unpinned_suite(generated, tmp_path):
     """The pin matters to the linter the test above trusts: the same workflow calling the suite at a
     branch is a finding."""
-    zizmor = _tool("zizmor")
-    if zizmor is None:
-        pytest.skip("zizmor is not installed (it is in the test extra: pip install -e '.[test]')")
     unpinned = tmp_path / "unpinned.yml"
     unpinned.write_text(generated.read_text().replace(f"@{WORKFLOW_COMMIT}", "@main"))
-    proc = subprocess.run(
-        [zizmor, "--offline", "--persona=pedantic", str(unpinned)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = zizmor(unpinned)
     assert proc.returncode != 0 and "unpinned-uses" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_it_certifies_the_backend_through_the_reusable_workflow(generated):
-    jobs = _load(generated)["jobs"]
+    jobs = load(generated)["jobs"]
     call = jobs["conformance"]
     assert call["uses"] == f"{WORKFLOW_REPOSITORY}/.github/workflows/conformance.yml@{WORKFLOW_COMMIT}"
-    reusable = load_reusable()["on"]["workflow_call"]["inputs"]
+    reusable = load()["on"]["workflow_call"]["inputs"]
     assert set(call["with"]) <= set(reusable), set(call["with"]) - set(reusable)
     assert call["with"]["backend"] == "AcmeNpuBackend" and call["with"]["certify"] is True
     from executorch.version import __version__
@@ -106,10 +82,10 @@ def test_its_actions_are_the_reusable_workflow_s_pins(generated):
     """Pinned by commit, and to the same commits as the suite's own workflow (one place to update)."""
     pinned = {
         step["uses"].split("@")[0]: step["uses"]
-        for step in load_reusable()["jobs"]["conformance"]["steps"]
+        for step in load()["jobs"]["conformance"]["steps"]
         if "uses" in step
     }
-    for step in _load(generated)["jobs"]["tests"]["steps"]:
+    for step in load(generated)["jobs"]["tests"]["steps"]:
         if "uses" in step:
             assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
             assert step["uses"] == pinned[step["uses"].split("@")[0]]
