@@ -35,34 +35,32 @@ def _source_version() -> str:
 
 
 @pytest.fixture(scope="module")
-def adapter(tmp_path_factory):
-    """The adapter package, imported. Built as a wheel against this venv's executorch and installed
-    when it is not installed yet (and then uninstalled at the end); an installed copy of the
-    source's version is used as it is."""
+def adapter():
+    """The adapter package, imported: the copy scripts/bootstrap.sh installs. Where it is missing it
+    is built against this venv's executorch and installed (once, under a lock: pytest-xdist workers
+    share the venv) and left installed, as bootstrap would have."""
+    import fcntl
+    import importlib
     import importlib.metadata
 
-    try:
-        installed = importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        installed = None
-    assert installed in (None, _source_version()), (
+    lock_path = ROOT / "build" / "xnnpack-adapter-install.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            installed = importlib.metadata.version(DISTRIBUTION)
+        except importlib.metadata.PackageNotFoundError:
+            done = _pip("install", "-q", "--no-deps", "--no-build-isolation", ADAPTER)
+            assert done.returncode == 0, done.stdout + done.stderr
+            importlib.invalidate_caches()  # the import system caches site-packages' listing
+            installed = importlib.metadata.version(DISTRIBUTION)
+    assert installed == _source_version(), (
         f"{DISTRIBUTION} {installed} is installed, the source is {_source_version()}: reinstall it "
-        "(pip install --no-build-isolation --force-reinstall ./scoreboard/xnnpack_adapter)"
+        "(pip install --no-build-isolation --force-reinstall --no-deps ./scoreboard/xnnpack_adapter)"
     )
-    if installed is None:
-        dist = tmp_path_factory.mktemp("xnnpack-adapter-wheel")
-        built = _pip("wheel", "-q", "--no-deps", "--no-build-isolation", "-w", dist, ADAPTER)
-        assert built.returncode == 0, built.stdout + built.stderr
-        (wheel,) = dist.glob("executorch_xnnpack_adapter-*.whl")
-        done = _pip("install", "-q", "--no-deps", wheel)
-        assert done.returncode == 0, done.stdout + done.stderr
     import xnnpack_adapter
 
-    try:
-        yield xnnpack_adapter
-    finally:
-        if installed is None:
-            _pip("uninstall", "-y", "-q", DISTRIBUTION)
+    return xnnpack_adapter
 
 
 def _lower(model, example, partitioner) -> bytes:
