@@ -148,3 +148,14 @@ def test_the_cpp_helpers_compile_strictly_and_match_the_positional_spelling(tmp_
     assert proc.returncode == 0, proc.stderr
     ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_python_m_backend_kit_names_the_template():
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "backend_kit", "template-dir"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()) == backend_kit.template_dir()
+    assert (backend_kit.template_dir() / "pyproject.toml").is_file()

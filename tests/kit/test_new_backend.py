@@ -148,11 +148,11 @@ def test_the_python_compiles_and_the_metadata_names_the_installed_releases(rende
         py_compile.compile(str(path), doraise=True, cfile=str(path.with_suffix(".pyc-test")))
     project = tomllib.loads((rendered / "pyproject.toml").read_text())["project"]
     major, minor = (int(v) for v in executorch_version.split(".")[:2])
-    kit_major, kit_minor = (int(v) for v in backend_kit.__version__.split(".")[:2])
+    kit_major, kit_minor, kit_patch = (int(v) for v in backend_kit.__version__.split(".")[:3])
     assert project["name"] == "acme-npu-backend"
     assert f"executorch>={major}.{minor},<{major}.{minor + 1}" in project["dependencies"]
     assert (
-        f"executorch-backend-kit>={kit_major}.{kit_minor},<{kit_major}.{kit_minor + 1}"
+        f"executorch-backend-kit>={kit_major}.{kit_minor}.{kit_patch},<{kit_major}.{kit_minor + 1}"
         in project["dependencies"]
     )
     assert project["entry-points"]["executorch_conformance.backends"] == {
