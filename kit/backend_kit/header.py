@@ -99,6 +99,25 @@ class Header:
     named_data_checksums: tuple[int, ...] | None = None
 
 
+def version_triple(text: str) -> tuple[int, int, int]:
+    """The (major, minor, patch) a header records for a release: "1.5.1+cpu" -> (1, 5, 1),
+    "0.2" -> (0, 2, 0), "1.0.0rc1" -> (1, 0, 0). Parsed as PEP 440 (``packaging``);
+    HeaderError for text that is not a version or a number that does not fit a u16."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        release = Version(text).release
+    except (InvalidVersion, TypeError):
+        raise HeaderError(f"{text!r} is not a version (PEP 440, for example 0.1.0)") from None
+    major, minor, patch = (release + (0, 0))[:3]
+    for name, value in (("major", major), ("minor", minor), ("patch", patch)):
+        if value > 0xFFFF:
+            raise HeaderError(
+                f"version {text}: its {name} number {value} does not fit the header's u16 field"
+            )
+    return major, minor, patch
+
+
 def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     """CRC-32C (Castagnoli) of ``data``, continuing from ``crc``: the checksum of
     header format 2 and of named data. Uses the ``crc32c`` package (hardware

@@ -16,7 +16,9 @@ refusal (:class:`RuntimeLoadError`) naming both versions and the fix.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -160,3 +162,52 @@ def load_runtime(
             )
         _loaded[key] = lib
         return lib
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeLibrary:
+    """A backend's runtime library as its Python package ships it: where it is
+    and how it is loaded, so that the package's ``load_runtime`` and the
+    descriptor's ``runtime_libraries`` are the two methods of one object::
+
+        RUNTIME = RuntimeLibrary("MyBackend", Path(__file__).parent / "lib" / "libmy_backend_runtime.so",
+                                 distribution="my-backend")
+        load_runtime = RUNTIME.load
+
+    backend_id:    the id the library registers.
+    path:          where the package installs it (``backend_kit_add_backend()``
+                   installs into ``<package>/lib``).
+    distribution:  the vendor's distribution name, named in refusals.
+    fix:           what to do about a library that does not fit (default:
+                   reinstall ``distribution``).
+    register:      an exported ``int f(void)`` to call after loading, for a
+                   library that does not register from a static initializer.
+    override_env:  an environment variable that, when set, names another build
+                   of the library to load instead (a sanitizer build, say).
+    """
+
+    backend_id: str
+    path: Path
+    distribution: str = "the backend"
+    fix: str | None = None
+    register: str | None = None
+    override_env: str | None = None
+
+    def location(self) -> Path:
+        """The library that :meth:`load` opens: ``$override_env`` if set, else ``path``."""
+        override = os.environ.get(self.override_env) if self.override_env else None
+        return Path(override) if override else Path(self.path)
+
+    def libraries(self) -> list[Path]:
+        """The runtime libraries, for ``BackendDescriptor.runtime_libraries``."""
+        return [self.location()]
+
+    def load(self, path: str | Path | None = None) -> ctypes.CDLL:
+        """:func:`load_runtime` of ``path`` (default :meth:`location`) with this backend's id and names."""
+        return load_runtime(
+            path or self.location(),
+            self.backend_id,
+            distribution=self.distribution,
+            fix=self.fix,
+            register=self.register,
+        )

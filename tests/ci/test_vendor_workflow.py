@@ -22,23 +22,28 @@ def _tool(name: str) -> str | None:
     return str(local) if local.exists() else shutil.which(name)
 
 
-def load() -> dict:
-    data = yaml.safe_load(WORKFLOW.read_text())
+def load(path: Path = WORKFLOW) -> dict:
+    data = yaml.safe_load(path.read_text())
     # YAML 1.1 reads the key `on` as True.
     data["on"] = data.pop(True, data.get("on"))
     return data
 
 
-def test_zizmor_finds_nothing():
-    zizmor = _tool("zizmor")
-    if zizmor is None:
+def zizmor(path: Path) -> subprocess.CompletedProcess:
+    """zizmor's pedantic audit of the workflow ``path`` (the test skips where zizmor is not installed)."""
+    binary = _tool("zizmor")
+    if binary is None:
         pytest.skip("zizmor is not installed (it is in the test extra: pip install -e '.[test]')")
-    proc = subprocess.run(
-        [zizmor, "--offline", "--persona=pedantic", str(WORKFLOW)],
+    return subprocess.run(
+        [binary, "--offline", "--persona=pedantic", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_zizmor_finds_nothing():
+    proc = zizmor(WORKFLOW)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

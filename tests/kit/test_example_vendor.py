@@ -1,7 +1,11 @@
 """A minimal vendor backend (tests/kit/example_vendor/) that depends only on
 the contract kit: its runtime builds with backend_kit_add_backend() against
 the executorch wheel, loads through backend_kit.runtime, and runs a lowered
-program through executorch.runtime like eager PyTorch."""
+program through executorch.runtime like eager PyTorch. It is written against
+the kit's first API (the positional RuntimeVersions, judge_blob with a switch
+of its own, Header with version triples, load_runtime), and stays so to prove
+those spellings keep working; new backends start from the template that
+``executorch-conformance new-backend`` renders (tests/kit/test_new_backend.py)."""
 
 from __future__ import annotations
 

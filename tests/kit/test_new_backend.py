@@ -1,0 +1,224 @@
+"""``executorch-conformance new-backend NAME``: a bad NAME or DIR is a one-line
+error with exit code 2; a good one writes the kit's template with the new
+names; and what it writes builds, passes its own tests and is CERTIFIED by the
+suite (the full test: generate, build a wheel against this venv's executorch,
+install it, run its tests and ``executorch-conformance run --certify``)."""
+
+from __future__ import annotations
+
+import json
+import py_compile
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from conformance.cli import main
+from conformance.new_backend import (
+    TEMPLATE_DISTRIBUTION,
+    TEMPLATE_ID,
+    TEMPLATE_MACRO,
+    TEMPLATE_PACKAGE,
+    Names,
+    template_files,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "kit" / "backend_kit" / "template"
+BIN = Path(sys.executable).parent
+
+
+def new_backend(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["new-backend", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("1Backend", "'1Backend' is not an identifier"),
+        ("Acme-Npu", "'Acme-Npu' is not an identifier"),
+        ("Acme Npu", "'Acme Npu' is not an identifier"),
+        ("", "'' is not an identifier"),
+        ("ÄcmeBackend", "is not an identifier: use ASCII letters"),
+        ("_AcmeBackend", "'_AcmeBackend' is not an identifier"),
+        ("Acme__Backend", "contains '__', which C++ reserves"),
+        ("class", "NAME 'class' is a Python keyword"),
+        ("match", "NAME 'match' is a Python keyword"),
+        ("int", "NAME 'int' is a C++ keyword"),
+        ("Class", "the package name derived from Class 'class' is a Python keyword; choose another NAME"),
+        ("Namespace", "the package name derived from Namespace 'namespace' is a C++ keyword"),
+        ("B" * 256, "a backend id has at most 255"),
+        (
+            "XnnpackBackend",
+            "XnnpackBackend is the id of a backend of ExecuTorch itself (executorch/backends/xnnpack",
+        ),
+        ("QnnBackend", "QnnBackend is the id of a backend of ExecuTorch itself"),
+        ("Torch", "the package name torch derived from Torch is already importable here"),
+        ("BackendKit", "the package name backend_kit derived from BackendKit is already importable here"),
+        (TEMPLATE_ID, "TemplateBackend is the template's own name"),
+    ],
+)
+def test_a_bad_name_is_one_line_and_exit_2(capsys, tmp_path, name, says):
+    code, out, err = new_backend(capsys, name, "--dir", str(tmp_path / "out"))
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and err.startswith("executorch-conformance new-backend: "), err
+    assert says in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_non_empty_directory_is_refused(capsys, tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    code, _, err = new_backend(capsys, "AcmeNpuBackend", "--dir", str(tmp_path))
+    assert code == 2
+    assert (
+        err
+        == f"executorch-conformance new-backend: {tmp_path} exists and is not empty; give --dir a new or empty directory\n"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_a_file_is_refused(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    code, _, err = new_backend(capsys, "AcmeNpuBackend", "--dir", str(tmp_path / "file"))
+    assert code == 2 and err.endswith("file exists and is not a directory\n"), err
+
+
+def test_the_exit_code_of_the_command(tmp_path):
+    proc = subprocess.run(
+        [str(BIN / "executorch-conformance"), "new-backend", "Acme-Npu", "--dir", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("executorch-conformance new-backend: NAME 'Acme-Npu' is not an identifier")
+    assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("backend_id", "package"),
+    [
+        ("AcmeNpuBackend", "acme_npu_backend"),
+        ("ACMEBackend", "acme_backend"),
+        ("Acme_Npu", "acme_npu"),
+        ("X", "x"),
+    ],
+)
+def test_names_are_derived_from_the_id(backend_id, package):
+    names = Names.of(backend_id)
+    assert (names.package, names.distribution, names.macro) == (
+        package,
+        package.replace("_", "-"),
+        package.upper(),
+    )
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """The template rendered as AcmeNpuBackend, by the command."""
+    target = tmp_path_factory.mktemp("rendered") / "acme"
+    assert main(["new-backend", "AcmeNpuBackend", "--dir", str(target)]) == 0
+    return target
+
+
+def test_every_template_file_is_written_with_the_new_names(rendered):
+    written = sorted(p.relative_to(rendered) for p in rendered.rglob("*") if p.is_file())
+    expected = sorted(
+        Path(str(p).replace(TEMPLATE_PACKAGE, "acme_npu_backend")) for p in template_files(TEMPLATE)
+    )
+    assert written == expected
+    for path in written:
+        text = (rendered / path).read_text()
+        for old in (TEMPLATE_ID, TEMPLATE_PACKAGE, TEMPLATE_DISTRIBUTION, TEMPLATE_MACRO, "emplate"):
+            assert old not in text, f"{path} still says {old!r}"
+    assert "AcmeNpuBackend" in (rendered / "python" / "acme_npu_backend" / "version.py").read_text()
+    assert 'kBackendId = "AcmeNpuBackend"' in (rendered / "runtime" / "backend.cpp").read_text()
+
+
+def test_the_python_compiles_and_the_metadata_names_the_installed_releases(rendered):
+    from executorch.version import __version__ as executorch_version
+
+    import backend_kit
+
+    for path in rendered.rglob("*.py"):
+        py_compile.compile(str(path), doraise=True, cfile=str(path.with_suffix(".pyc-test")))
+    project = tomllib.loads((rendered / "pyproject.toml").read_text())["project"]
+    major, minor = (int(v) for v in executorch_version.split(".")[:2])
+    kit_major, kit_minor, kit_patch = (int(v) for v in backend_kit.__version__.split(".")[:3])
+    assert project["name"] == "acme-npu-backend"
+    assert f"executorch>={major}.{minor},<{major}.{minor + 1}" in project["dependencies"]
+    assert (
+        f"executorch-backend-kit>={kit_major}.{kit_minor}.{kit_patch},<{kit_major}.{kit_minor + 1}"
+        in project["dependencies"]
+    )
+    assert project["entry-points"]["executorch_conformance.backends"] == {
+        "AcmeNpuBackend": "acme_npu_backend.conformance:DESCRIPTOR"
+    }
+
+
+# --------------------------------------------------------------------------- the full test
+
+
+DISTRIBUTION = "kit-ci-backend"
+
+
+def _run(argv: list[str], cwd: Path | None = None, timeout: float = 1800) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def _uninstall() -> None:
+    _run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", DISTRIBUTION])
+
+
+@pytest.mark.full
+def test_the_generated_package_passes_its_tests_and_is_certified(tmp_path):
+    """KitCiBackend generated by the command, built as a wheel against this venv's executorch
+    (--no-build-isolation, as bootstrap builds the reference backend), installed into this venv,
+    its own tests run, then certified; uninstalled afterwards. One test, so that no two pytest-xdist
+    workers install and uninstall the same distribution at once."""
+    _uninstall()  # what an interrupted earlier run left behind
+    made = _run([BIN / "executorch-conformance", "new-backend", "KitCiBackend", "--dir", tmp_path / "pkg"])
+    assert made.returncode == 0, made.stdout + made.stderr
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    built = _run(
+        [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp_path / "dist", tmp_path / "pkg"]
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = (tmp_path / "dist").glob("kit_ci_backend-*.whl")
+    try:
+        done = _run([*pip, "install", "-q", "--no-deps", wheel])
+        assert done.returncode == 0, done.stdout + done.stderr
+
+        own = _run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path / "pkg"
+        )
+        assert own.returncode == 0, own.stdout[-3000:] + own.stderr[-2000:]
+        assert "3 passed" in own.stdout
+
+        reports = tmp_path / "reports"
+        run = [
+            BIN / "executorch-conformance",
+            "run",
+            "--backend",
+            "KitCiBackend",
+            "--certify",
+            "--report-dir",
+            reports,
+        ]
+        proc = _run(run, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    finally:
+        _uninstall()
+    assert "verdict: CERTIFIED" in proc.stdout
+    report = json.loads((reports / "report.json").read_text())
+    assert report["verdict"] == "certified"
+    outcomes = {r["id"]: r["outcome"] for r in report["results"]}
+    not_passed = {i: o for i, o in outcomes.items() if o != "passed"}
+    # Only the checks of capabilities the template does not declare stay out.
+    assert {i.split("-")[0] for i in not_passed} <= {"NDATA", "QNT", "DYN", "CMP"}, not_passed
+    assert set(not_passed.values()) == {"not_applicable"}
+    assert outcomes["RT-5"] == outcomes["OPS-2"] == outcomes["PKG-7"] == "passed"
