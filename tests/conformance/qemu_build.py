@@ -1,0 +1,37 @@
+"""Cross-builds runners for aarch64 with scripts/cross_build_runner.py, into build/tests/, for the
+qemu target's tests; says why not when the cross compiler or the emulator is missing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "cross_build_runner.py"
+#: Minutes, not seconds: the machine may be busy (two cores, other runs).
+BUILD_TIMEOUT_S = 1200
+
+
+def unavailable() -> str | None:
+    """Why the aarch64 runner cannot be built and run here, or None."""
+    missing = [
+        f"{tool} (apt-get install {package})"
+        for tool, package in (
+            ("aarch64-linux-gnu-g++", "g++-aarch64-linux-gnu"),
+            ("qemu-aarch64", "qemu-user"),
+        )
+        if shutil.which(tool) is None
+    ]
+    return f"not installed: {', '.join(missing)}" if missing else None
+
+
+def cross_build(name: str, *args: str) -> Path:
+    """The output directory of ``cross_build_runner.py ARGS`` in build/tests/cross-<name>-<xdist worker>."""
+    out = ROOT / "build" / "tests" / f"cross-{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    argv = [sys.executable, str(SCRIPT), "--out", str(out), *args]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    assert proc.returncode == 0, f"{' '.join(argv)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    return out

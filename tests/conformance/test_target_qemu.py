@@ -1,0 +1,301 @@
+"""The runtime checks on another instruction set: the reference backend's runtime and the runner
+cross-built for aarch64 against the aarch64 executorch wheel (scripts/cross_build_runner.py), run
+under QEMU's user-mode emulator (``--target qemu-aarch64``) with programs exported on this host.
+
+The short form (CI) runs the RT checks; the whole certify run is of the full tier. A bad qemu
+target (no emulator, no sysroot, a runner for this host's machine) is one line before the run."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import qemu_build
+from check_outcomes import run_checks
+from suite_runner import BROKEN, run_suite
+
+from conformance.targets.runtime import runner_machine
+
+RT = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6"]
+
+
+@pytest.fixture(scope="session")
+def aarch64_build() -> Path:
+    """The reference backend's runtime and the runner, cross-built for aarch64 (once per worker)."""
+    why = qemu_build.unavailable()
+    if why:
+        pytest.skip(why)
+    return qemu_build.cross_build("aarch64")
+
+
+def elf_machine(path: Path) -> str:
+    from elftools.elf.elffile import ELFFile
+
+    with open(path, "rb") as f:
+        return ELFFile(f).header["e_machine"]
+
+
+def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path):
+    runner = aarch64_build / "runner" / "conformance_runner"
+    # Everything the target runs is aarch64 code: the runner, the backend and the wheel's libraries.
+    shipped = [runner, *runner.parent.glob("lib/*.so"), *runner.parent.glob("executorch/lib/*.so")]
+    assert {elf_machine(p) for p in shipped} == {"EM_AARCH64"}, shipped
+    assert len(shipped) >= 3
+    code, report, output = run_suite(
+        tmp_path, "ReferenceBackend", "--checks", "RT", "--target", "qemu-aarch64", "--runner", str(runner)
+    )
+    assert report is not None, output
+    assert {r["id"]: r["outcome"] for r in report["results"]} == dict.fromkeys(RT, "passed"), output
+    assert code == 0, output
+    target = report["target"]
+    assert target["transport"] == "qemu" and target["url"] == "qemu-aarch64"
+    # The runner says the machine it runs as; the shell around it is this host's.
+    assert target["machine"] == "aarch64" and os.uname().machine in target["uname"]
+    assert target["emulator"].startswith("qemu-aarch64 version ")
+    assert target["sysroot"] == "/usr/aarch64-linux-gnu"
+    assert target["runner_version"].startswith("conformance_runner 0.1.0 (executorch 1.5.1")
+    on_target = {
+        Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
+    }
+    local = {
+        p.relative_to(runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in [runner, *runner.parent.glob("lib/*"), *runner.parent.glob("executorch/**/*")]
+        if p.is_file()
+    }
+    assert on_target == local and "lib/libreference_backend_runtime.so" in on_target
+    verified = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "machine aarch64 under qemu-aarch64 version" in verified.stdout
+
+
+def test_the_cross_build_records_what_the_target_needs(aarch64_build):
+    import json
+
+    info = json.loads((aarch64_build / "cross-build.json").read_text())
+    assert info["wheel"].startswith("executorch-1.5.1-") and info["wheel"].endswith(
+        "manylinux_2_28_aarch64.whl"
+    )
+    assert info["compiler"].startswith("aarch64-linux-gnu-g++")
+    # The wheel is manylinux_2_28: its libraries need no glibc above 2.28. What is built here against
+    # Debian's cross glibc needs that glibc's __libc_start_main: the limit docs/device-runner.md names.
+    from packaging.version import Version
+
+    assert Version(info["wheel_glibc_needed"]) <= Version("2.28")
+    assert Version(info["glibc_needed"]) >= Version(info["wheel_glibc_needed"])
+    assert info["glibc_needed_by"]
+
+
+def cli(*args: str, env: dict | None = None, report_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--backend",
+            "ReferenceBackend",
+            "--report-dir",
+            str(report_dir),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def host_runner(tmp_path) -> Path:
+    """An x86-64 executable named like the runner (this Python): a runner built for this host."""
+    runner = tmp_path / "host" / "conformance_runner"
+    runner.parent.mkdir()
+    shutil.copy(sys.executable, runner)
+    return runner
+
+
+def test_a_runner_built_for_this_host_is_refused_before_the_run(host_runner, tmp_path):
+    if shutil.which("qemu-aarch64") is None or not Path("/usr/aarch64-linux-gnu/lib").is_dir():
+        pytest.skip(qemu_build.unavailable() or "no aarch64 sysroot")
+    assert runner_machine(host_runner) == os.uname().machine
+    line = one_line(cli("--target", "qemu-aarch64", "--runner", str(host_runner), report_dir=tmp_path / "r"))
+    assert line == (
+        f"executorch-conformance run: the runner at {host_runner} is built for {os.uname().machine}, but "
+        "--target qemu-aarch64 runs aarch64 programs: build it for aarch64 (python "
+        "scripts/cross_build_runner.py --arch aarch64, docs/device-runner.md)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "env", "says"),
+    [
+        ("qemu-", {}, "--target 'qemu-' names no machine: give qemu-<arch>, e.g. qemu-aarch64"),
+        (
+            "qemu-aarch64://ws",
+            {},
+            (
+                "--target 'qemu-aarch64://ws': the workspace is a directory of this host, given as "
+                "qemu-aarch64:///path"
+            ),
+        ),
+        (
+            "qemu-nosuchmachine",
+            {},
+            (
+                "--target qemu-nosuchmachine: qemu-nosuchmachine is not installed on this host; install QEMU's "
+                "user-mode emulators (Debian: apt-get install qemu-user)"
+            ),
+        ),
+        (
+            "qemu-aarch64",
+            {"QEMU_LD_PREFIX": "/nonexistent/sysroot"},
+            (
+                "--target qemu-aarch64: no aarch64 sysroot at /nonexistent/sysroot (QEMU_LD_PREFIX=/nonexistent/"
+                "sysroot): the emulated runner needs its dynamic loader, libc and libstdc++ there"
+            ),
+        ),
+    ],
+)
+def test_a_bad_qemu_target_is_one_line(target, env, says, host_runner, tmp_path):
+    if target == "qemu-aarch64" and shutil.which("qemu-aarch64") is None:
+        pytest.skip(qemu_build.unavailable())
+    line = one_line(cli("--target", target, "--runner", str(host_runner), env=env, report_dir=tmp_path / "r"))
+    assert line == f"executorch-conformance run: {says}"
+
+
+def test_no_emulator_on_this_host_is_one_line(host_runner, tmp_path):
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    line = one_line(
+        cli(
+            "--target",
+            "qemu-aarch64",
+            "--runner",
+            str(host_runner),
+            env={"PATH": str(empty)},
+            report_dir=tmp_path,
+        )
+    )
+    assert line == (
+        "executorch-conformance run: --target qemu-aarch64: qemu-aarch64 is not installed on this host; "
+        "install QEMU's user-mode emulators (Debian: apt-get install qemu-user)"
+    )
+
+
+def test_a_sysroot_for_a_machine_debian_names_no_triple_for_must_be_given(host_runner, tmp_path):
+    if shutil.which("qemu-xtensa") is None:
+        pytest.skip(qemu_build.unavailable() or "no qemu-xtensa")
+    line = one_line(cli("--target", "qemu-xtensa", "--runner", str(host_runner), report_dir=tmp_path))
+    assert line == (
+        "executorch-conformance run: --target qemu-xtensa: no sysroot is known for xtensa; set QEMU_LD_PREFIX "
+        "to the directory holding its dynamic loader and libraries (lib/, usr/lib/)"
+    )
+
+
+# ------------------------------------------------------------------------------------ faults, emulated
+
+FAULT_TIMEOUT_S = 8  # emulated code is slow: twice the local target's fault timeout
+LOGGED = r"the runtime logged: .*MisbehavingBackend: execute is about to {how}"
+
+
+@pytest.fixture(scope="module")
+def emulated_misbehaving_context():
+    """The misbehaving backend (tests/conformance/broken/runtime) cross-built into an aarch64 runner."""
+    why = qemu_build.unavailable()
+    if why:
+        pytest.skip(why)
+    out = qemu_build.cross_build(
+        "misbehaving",
+        "--backend-source",
+        str(BROKEN / "runtime"),
+        "--backend-library",
+        "libmisbehaving_backend.so",
+    )
+    from conformance.context import Context
+    from conformance.descriptor import load_descriptor
+
+    sys.path.insert(0, str(BROKEN))
+    # The descriptor names its runtime library from here (RT-1 matches it by file name among the mapped ones).
+    os.environ["BROKEN_RUNTIME_DIR"] = str(out / "backend")
+    spec = "broken_backends.descriptors:MISBEHAVING"
+    runner = out / "runner" / "conformance_runner"
+    ctx = Context(load_descriptor(spec), spec, timeout=300, target="qemu-aarch64", runner=runner)
+    yield ctx
+    ctx.close()
+    os.environ.pop("BROKEN_RUNTIME_DIR", None)
+    sys.path.remove(str(BROKEN))
+
+
+@pytest.mark.full
+@pytest.mark.parametrize(
+    ("fault", "outcome", "reason"),
+    [
+        (None, "passed", ""),  # first: it makes the samples' lowerings with a roomy timeout
+        ("execute:segv", "crashed", r"crashed with SIGSEGV in execute of .*" + LOGGED.format(how="segv")),
+        (
+            "execute:hang",
+            "timed_out",
+            r"timed out after [\d.]+ s in execute of .*" + LOGGED.format(how="hang"),
+        ),
+    ],
+)
+def test_a_fault_of_the_emulated_runtime_is_the_checks_outcome(
+    emulated_misbehaving_context, fault, outcome, reason, monkeypatch
+):
+    """QEMU passes the emulated program's fatal signal and its own alarm() on: a crash is SIGSEGV, a hang
+    stops at the check's timeout, as on a device."""
+    ctx = emulated_misbehaving_context
+    if fault:
+        monkeypatch.setenv("MISBEHAVE", fault)
+        monkeypatch.setattr(ctx, "timeout", float(FAULT_TIMEOUT_S))
+    else:
+        monkeypatch.delenv("MISBEHAVE", raising=False)
+    (found, said, seconds) = run_checks(ctx, ["RT-3"])["RT-3"]
+    assert found == outcome, said
+    assert re.search(reason, said), said
+    if outcome == "timed_out":
+        assert seconds < FAULT_TIMEOUT_S + 15, seconds
+
+
+# ------------------------------------------------------------------------------------ full tier
+
+#: `run --certify` in this process's Python: every check passes but PKG-7 (needs the wheel file).
+IN_PROCESS = {"PKG-7": "not_applicable"}
+
+
+@pytest.mark.full
+def test_certify_on_aarch64_under_qemu_matches_in_process(aarch64_build, tmp_path):
+    """Every runtime check and operator case runs on aarch64 code with the in-process outcomes."""
+    runner = aarch64_build / "runner" / "conformance_runner"
+    code, report, output = run_suite(
+        tmp_path, "ReferenceBackend", "--certify", "--target", "qemu-aarch64", "--runner", str(runner)
+    )
+    assert report is not None, output
+    outcomes = {r["id"]: r["outcome"] for r in report["results"]}
+    assert outcomes == {i: IN_PROCESS.get(i, "passed") for i in outcomes}, output
+    assert {"RT-1", "RT-6", "NDATA-3", "NDATA-4", "DYN-1", "DYN-2", "QNT-3", "CMP-2", "OPS-2"} <= set(
+        outcomes
+    )
+    assert code == 0 and report["verdict"] == "certified", output
+    assert report["target"]["machine"] == "aarch64"
+    rows = [row for row in report["operators"] if row["cases"]]
+    assert rows and all(row["ran"] == row["delegated"] > 0 for row in rows), report["operators"]
