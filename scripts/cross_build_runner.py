@@ -1,15 +1,17 @@
-"""Cross-builds a backend's runtime and the conformance runner for aarch64 Linux, against the aarch64
+"""Builds a backend's runtime and the conformance runner for aarch64 Linux against the aarch64
 executorch wheel, in one command (docs/device-runner.md, "Another instruction set"):
 
     python scripts/cross_build_runner.py                      # the reference backend, into build/cross/aarch64
     python -m conformance.cli run --backend ReferenceBackend \\
         --target qemu-aarch64 --runner build/cross/aarch64/runner/conformance_runner
 
-Steps: download the wheel for manylinux_2_28_aarch64 with pip into build/cross/wheels (the installed
-executorch's version; --wheel gives a file instead), unpack its SDK part (include/, lib/, share/, version.py) as the
-sysroot's ExecuTorch, build the backend's CMake project with runner/toolchains/aarch64-linux-gnu.cmake
-and install it, build runner/ against both. Needs Debian's cross compiler (apt-get install
-g++-aarch64-linux-gnu); running the result needs qemu-user or an aarch64 machine.
+Steps: get the executorch SDK for the target (pip downloads the installed executorch's release for
+manylinux_2_28_aarch64 into build/cross/wheels and its SDK part, include/ lib/ share/ version.py, is
+unpacked as the sysroot's ExecuTorch; --wheel FILE gives the wheel, --sdk DIR an executorch package
+already there), build the backend's CMake project with runner/toolchains/aarch64-linux-gnu.cmake and
+install it, build runner/ against both. Needs Debian's cross compiler (apt-get install
+g++-aarch64-linux-gnu); running the result needs qemu-user or an aarch64 machine. ``--arch x86_64``
+on an x86-64 host builds the same way with this host's compiler (the matrix's x86-64 runner).
 
 The output directory then holds sdk/ (the unpacked wheel), backend/ (its build), backend-install/
 (its CMake package), runner/ (the deployable runner: conformance_runner, lib/, executorch/) and
@@ -25,6 +27,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +38,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 #: Per architecture: the GNU triple (compilers, Debian's sysroot), the wheel's platform tag, its ELF machine.
-ARCHES = {"aarch64": ("aarch64-linux-gnu", "manylinux_2_28_aarch64", "EM_AARCH64")}
+ARCHES = {
+    "aarch64": ("aarch64-linux-gnu", "manylinux_2_28_aarch64", "EM_AARCH64"),
+    "x86_64": ("x86_64-linux-gnu", "manylinux_2_28_x86_64", "EM_X86_64"),
+}
 #: The parts of the executorch wheel a C++ build needs: headers, libraries, CMake package, version.
 SDK_PARTS = ("executorch/include/", "executorch/lib/", "executorch/share/", "executorch/version.py")
 REFERENCE = {
@@ -111,13 +117,7 @@ def unpack_sdk(wheel: Path, sdk: Path, elf_machine: str) -> str:
         except zipfile.BadZipFile:
             raise Refused(f"{wheel} is not a wheel (not a zip file)") from None
         stamp.write_text(digest + "\n")
-    library = sdk / "executorch" / "lib" / "libexecutorch.so"
-    machine = elf_machine_of(library)
-    if machine != elf_machine:
-        raise Refused(
-            f"{wheel.name}: its libexecutorch.so is for {machine or 'no known machine'}, not {elf_machine}; "
-            "give the wheel of the target's platform"
-        )
+    check_machine(sdk / "executorch" / "lib" / "libexecutorch.so", elf_machine, wheel.name)
     return digest
 
 
@@ -176,12 +176,14 @@ def configure_and_build(source: Path, build: Path, defines: list[str], target: s
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--arch", default="aarch64", help="the target architecture (aarch64)")
+    parser.add_argument("--arch", default="aarch64", help=f"the target architecture ({', '.join(ARCHES)})")
     parser.add_argument("--out", type=Path, help="the output directory (default build/cross/<arch>)")
-    parser.add_argument(
-        "--wheel", type=Path, help="the executorch wheel for the target (default: pip download)"
+    sdk = parser.add_mutually_exclusive_group()
+    sdk.add_argument("--wheel", type=Path, help="the executorch wheel for the target (default: pip download)")
+    sdk.add_argument(
+        "--sdk", type=Path, help="or an executorch package already there (<site-packages>/executorch)"
     )
     parser.add_argument(
         "--wheels", type=Path, default=REPO / "build" / "cross" / "wheels", help="where pip downloads it to"
@@ -203,90 +205,129 @@ def main(argv: list[str] | None = None) -> int:
         help="instead of a package: the shared library the project builds (lib<name>.so) that registers the backend",
     )
     parser.add_argument("--cmake-arg", action="append", default=[], help="one more -D... for both builds")
-    args = parser.parse_args(argv)
-    started = time.monotonic()
-    try:
-        if args.arch not in ARCHES:
-            raise Refused(f"--arch {args.arch}: this script builds for {', '.join(ARCHES)}")
-        triple, platform, elf_machine = ARCHES[args.arch]
-        toolchain = REPO / "runner" / "toolchains" / f"{triple}.cmake"
+    parser.add_argument("--no-runner", action="store_true", help="build and install the backend only")
+    return parser.parse_args(argv)
+
+
+def prepare(args: argparse.Namespace) -> tuple[list[str], str, Path, str, str]:
+    """(the toolchain's CMake defines, the compiler, the SDK's executorch dir, where it came from, its
+    sha256 or ""); Refused naming what is missing."""
+    if args.arch not in ARCHES:
+        raise Refused(f"--arch {args.arch}: this script builds for {', '.join(ARCHES)}")
+    triple, platform, elf_machine = ARCHES[args.arch]
+    if args.arch == os.uname().machine:
+        toolchain: list[str] = []  # this host's own compilers
+        compiler = shutil.which(f"{triple}-g++") or shutil.which("c++")
+    else:
+        toolchain = [f"-DCMAKE_TOOLCHAIN_FILE={REPO / 'runner' / 'toolchains' / f'{triple}.cmake'}"]
         compiler = shutil.which(f"{triple}-g++")
         if compiler is None:
             raise Refused(
                 f"{triple}-g++ is not installed: apt-get install g++-{triple} (Debian's cross compiler)"
             )
-        out = (args.out or REPO / "build" / "cross" / args.arch).resolve()
-        out.mkdir(parents=True, exist_ok=True)
-        if args.wheel is not None:
-            if not args.wheel.is_file():
-                raise Refused(f"--wheel {args.wheel}: no such file")
-            wheel = args.wheel
-        else:
-            version = args.executorch or metadata.version("executorch").split("+")[0]
-            args.wheels.mkdir(parents=True, exist_ok=True)
-            wheel = fetch_wheel(args.wheels, version, platform)
-        wheel_sha = unpack_sdk(wheel, out / "sdk", elf_machine)
+    if compiler is None:
+        raise Refused("no C++ compiler on PATH: apt-get install g++")
+    out = args.out
+    if args.sdk is not None:
+        sdk = args.sdk.resolve()
+        if not (sdk / "share" / "cmake" / "executorch-config.cmake").is_file():
+            raise Refused(
+                f"--sdk {args.sdk}: no executorch CMake package there (share/cmake/executorch-config.cmake)"
+            )
+        check_machine(sdk / "lib" / "libexecutorch.so", elf_machine, f"--sdk {args.sdk}")
+        return toolchain, compiler, sdk, f"the executorch package at {sdk}", ""
+    if args.wheel is not None:
+        if not args.wheel.is_file():
+            raise Refused(f"--wheel {args.wheel}: no such file")
+        wheel = args.wheel
+    else:
+        version = args.executorch or metadata.version("executorch").split("+")[0]
+        args.wheels.mkdir(parents=True, exist_ok=True)
+        wheel = fetch_wheel(args.wheels, version, platform)
+    digest = unpack_sdk(wheel, out / "sdk", elf_machine)
+    return toolchain, compiler, out / "sdk" / "executorch", wheel.name, digest
+
+
+def check_machine(library: Path, elf_machine: str, what: str) -> None:
+    machine = elf_machine_of(library)
+    if machine != elf_machine:
+        raise Refused(
+            f"{what}: its libexecutorch.so is for {machine or 'no known machine'}, not {elf_machine}; "
+            "give the executorch of the target's platform"
+        )
+
+
+def build_backend(args: argparse.Namespace, common: list[str], sdk: Path) -> tuple[list[str], str]:
+    """Builds the backend's project (and installs its package); (the runner's backend defines, its prefix)."""
+    import backend_kit
+
+    out = args.out
+    build, install = out / "backend", out / "backend-install"
+    defines = [*common, f"-DCMAKE_PREFIX_PATH={sdk}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}"]
+    if args.backend_library:
+        name = args.backend_library.removeprefix("lib").removesuffix(".so")
+        configure_and_build(args.backend_source.resolve(), build, defines, target=name)
+        return [f"-DRUNNER_BACKEND_LIBRARIES={build / f'lib{name}.so'}"], str(sdk)
+    configure_and_build(args.backend_source.resolve(), build, [*defines, f"-DCMAKE_INSTALL_PREFIX={install}"])
+    run([tool("cmake"), "--install", str(build)], "installing the backend")
+    package = [
+        f"-DRUNNER_BACKEND_PACKAGE={args.backend_package}",
+        f"-DRUNNER_BACKEND_TARGET={args.backend_target}",
+    ]
+    return package, f"{sdk};{install}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    args.out = (args.out or REPO / "build" / "cross" / args.arch).resolve()
+    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        toolchain, compiler, sdk, source, digest = prepare(args)
     except Refused as exc:
         print(f"cross_build_runner: {exc}", file=sys.stderr)
         return 2
     fetched = time.monotonic()
-    import backend_kit
-
-    sdk = out / "sdk" / "executorch"
-    common = [f"-DCMAKE_TOOLCHAIN_FILE={toolchain}", *args.cmake_arg]
-    backend_build, backend_install = out / "backend", out / "backend-install"
-    backend_defines = [*common, f"-DCMAKE_PREFIX_PATH={sdk}", f"-DBackendKit_DIR={backend_kit.cmake_dir()}"]
-    if args.backend_library:
-        name = args.backend_library.removeprefix("lib").removesuffix(".so")
-        configure_and_build(args.backend_source.resolve(), backend_build, backend_defines, target=name)
-        runner_backend = [f"-DRUNNER_BACKEND_LIBRARIES={backend_build / f'lib{name}.so'}"]
-        prefix = str(sdk)
-    else:
-        configure_and_build(
-            args.backend_source.resolve(),
-            backend_build,
-            [*backend_defines, f"-DCMAKE_INSTALL_PREFIX={backend_install}"],
-        )
-        run([tool("cmake"), "--install", str(backend_build)], "installing the backend")
-        runner_backend = [
-            f"-DRUNNER_BACKEND_PACKAGE={args.backend_package}",
-            f"-DRUNNER_BACKEND_TARGET={args.backend_target}",
-        ]
-        prefix = f"{sdk};{backend_install}"
+    common = [*toolchain, *args.cmake_arg]
+    runner_backend, prefix = build_backend(args, common, sdk)
     backend_done = time.monotonic()
-    runner_dir = out / "runner"
+    if args.no_runner:
+        print(
+            f"cross_build_runner: the backend for {args.arch} ({source}) is in {args.out / 'backend-install'}"
+        )
+        return 0
+    runner_dir = args.out / "runner"
     configure_and_build(
         REPO / "runner", runner_dir, [*common, f"-DCMAKE_PREFIX_PATH={prefix}", *runner_backend]
     )
     runner = runner_dir / "conformance_runner"
     shipped = [runner, *sorted((runner_dir / "lib").glob("*.so*"))]
-    wheel_libraries = sorted((runner_dir / "executorch" / "lib").glob("*.so*"))
     ours, ours_symbols = glibc_needed(shipped)
-    theirs, _ = glibc_needed(wheel_libraries)
-    gcc = run([compiler, "--version"], "asking the compiler its version").splitlines()[0]
+    theirs, _ = glibc_needed(sorted((runner_dir / "executorch" / "lib").glob("*.so*")))
     info = {
         "arch": args.arch,
         "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-        "wheel": wheel.name,
-        "wheel_sha256": wheel_sha,
-        "toolchain": str(toolchain.relative_to(REPO)),
-        "compiler": gcc,
-        "backend_source": str(args.backend_source),
+        "executorch": source,
+        "executorch_sha256": digest,
+        "toolchain": toolchain[0].split("=", 1)[1].replace(f"{REPO}/", "")
+        if toolchain
+        else "this host's compiler",
+        "compiler": run([compiler, "--version"], "asking the compiler its version").splitlines()[0],
         "runner": str(runner),
         "glibc_needed": ours,
         "glibc_needed_by": ours_symbols,
-        "wheel_glibc_needed": theirs,
+        "executorch_glibc_needed": theirs,
         "seconds": {
-            "wheel": round(fetched - started, 1),
+            "executorch": round(fetched - started, 1),
             "backend": round(backend_done - fetched, 1),
             "runner": round(time.monotonic() - backend_done, 1),
             "total": round(time.monotonic() - started, 1),
         },
     }
-    (out / "cross-build.json").write_text(json.dumps(info, indent=1) + "\n")
+    (args.out / "cross-build.json").write_text(json.dumps(info, indent=1) + "\n")
     print(
-        f"cross_build_runner: {runner} for {args.arch} (executorch {wheel.name}) in {info['seconds']['total']} s; "
-        f"the target needs glibc >= {ours} ({', '.join(ours_symbols[:4])}; the wheel's own libraries: >= {theirs})"
+        f"cross_build_runner: {runner} for {args.arch} ({source}) in {info['seconds']['total']} s; the target "
+        f"needs glibc >= {ours} ({', '.join(ours_symbols[:4])}; executorch's own libraries: >= {theirs})"
     )
     return 0
 

@@ -9,8 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from runner_build import tool
+
+__all__ = ["ROOT", "cross_build", "require", "tool", "unavailable"]
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cross_build_runner.py"
+#: Set by .ci/run: a missing cross compiler or emulator fails the tests instead of skipping them.
+REQUIRED_ENV = "EXECUTORCH_CONFORMANCE_REQUIRE_QEMU"
 #: Minutes, not seconds: the machine may be busy (two cores, other runs).
 BUILD_TIMEOUT_S = 1200
 
@@ -26,6 +32,18 @@ def unavailable() -> str | None:
         if shutil.which(tool) is None
     ]
     return f"not installed: {', '.join(missing)}" if missing else None
+
+
+def require() -> None:
+    """Skips the calling test when the tools are missing, unless CI asks for them (then it fails)."""
+    import pytest
+
+    why = unavailable()
+    if why is None:
+        return
+    if os.environ.get(REQUIRED_ENV):
+        pytest.fail(f"{why}, and {REQUIRED_ENV} is set (.ci/run installs them)")
+    pytest.skip(why)
 
 
 def cross_build(name: str, *args: str) -> Path:

@@ -28,9 +28,7 @@ RT = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6"]
 @pytest.fixture(scope="session")
 def aarch64_build() -> Path:
     """The reference backend's runtime and the runner, cross-built for aarch64 (once per worker)."""
-    why = qemu_build.unavailable()
-    if why:
-        pytest.skip(why)
+    qemu_build.require()
     return qemu_build.cross_build("aarch64")
 
 
@@ -79,6 +77,31 @@ def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path):
     assert "machine aarch64 under qemu-aarch64 version" in verified.stdout
 
 
+def test_after_a_switch_of_target_the_operator_cases_run_again_there(
+    reference_context, aarch64_build, monkeypatch
+):
+    """Context.use_target keeps the lowerings but not the outputs of the operator cases: OPS-2 run in-process,
+    then on qemu-aarch64, executes its cases on the aarch64 runner (matrix/arch_axis.py relies on it)."""
+    ctx = reference_context
+    monkeypatch.setattr(ctx, "operator_selection", frozenset({"aten::relu"}))
+    assert run_checks(ctx, ["OPS-2"])["OPS-2"][0] == "passed"
+    ctx.use_target("qemu-aarch64", aarch64_build / "runner" / "conformance_runner")
+    try:
+        served = []
+        serve = ctx.target._serve
+        monkeypatch.setattr(
+            ctx.target,
+            "_serve",
+            lambda task, args, what, timeout: served.append((task, what)) or serve(task, args, what, timeout),
+        )
+        (outcome, reason, _) = run_checks(ctx, ["OPS-2"])["OPS-2"]
+        assert outcome == "passed", reason
+        assert ctx.target.info["machine"] == "aarch64"
+    finally:
+        ctx.use_target(None)
+    assert [w for t, w in served if t == "execute" and "operator case" in w], served
+
+
 def test_the_cross_build_records_what_the_target_needs(aarch64_build):
     import json
 
@@ -91,8 +114,8 @@ def test_the_cross_build_records_what_the_target_needs(aarch64_build):
     # Debian's cross glibc needs that glibc's __libc_start_main: the limit docs/device-runner.md names.
     from packaging.version import Version
 
-    assert Version(info["wheel_glibc_needed"]) <= Version("2.28")
-    assert Version(info["glibc_needed"]) >= Version(info["wheel_glibc_needed"])
+    assert Version(info["executorch_glibc_needed"]) <= Version("2.28")
+    assert Version(info["glibc_needed"]) >= Version(info["executorch_glibc_needed"])
     assert info["glibc_needed_by"]
 
 
@@ -134,8 +157,7 @@ def host_runner(tmp_path) -> Path:
 
 
 def test_a_runner_built_for_this_host_is_refused_before_the_run(host_runner, tmp_path):
-    if shutil.which("qemu-aarch64") is None or not Path("/usr/aarch64-linux-gnu/lib").is_dir():
-        pytest.skip(qemu_build.unavailable() or "no aarch64 sysroot")
+    qemu_build.require()
     assert runner_machine(host_runner) == os.uname().machine
     line = one_line(cli("--target", "qemu-aarch64", "--runner", str(host_runner), report_dir=tmp_path / "r"))
     assert line == (
@@ -176,8 +198,8 @@ def test_a_runner_built_for_this_host_is_refused_before_the_run(host_runner, tmp
     ],
 )
 def test_a_bad_qemu_target_is_one_line(target, env, says, host_runner, tmp_path):
-    if target == "qemu-aarch64" and shutil.which("qemu-aarch64") is None:
-        pytest.skip(qemu_build.unavailable())
+    if target == "qemu-aarch64":
+        qemu_build.require()
     line = one_line(cli("--target", target, "--runner", str(host_runner), env=env, report_dir=tmp_path / "r"))
     assert line == f"executorch-conformance run: {says}"
 
@@ -220,9 +242,7 @@ LOGGED = r"the runtime logged: .*MisbehavingBackend: execute is about to {how}"
 @pytest.fixture(scope="module")
 def emulated_misbehaving_context():
     """The misbehaving backend (tests/conformance/broken/runtime) cross-built into an aarch64 runner."""
-    why = qemu_build.unavailable()
-    if why:
-        pytest.skip(why)
+    qemu_build.require()
     out = qemu_build.cross_build(
         "misbehaving",
         "--backend-source",
