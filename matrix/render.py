@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from matrix import arch_render
 from matrix.grid_render import html_sections, load, markdown
 from matrix.releases import RELEASES
 
@@ -117,6 +118,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "`tox -m torch` the torch axis). Environments are made by uv (tox-uv).",
             "",
             *markdown(grids),
+            *arch_render.markdown(arch_render.load(results_dir)),
         ]
     )
     out.write_text(text)
@@ -212,6 +214,7 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         + "".join(rows)
         + "</tbody></table>"
         + html_sections(grids)
+        + arch_render.html_section(arch_render.load(results_dir))
         + f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
         f"<code>{e(_relative(results_dir, out.parent))}/</code>.</p></main></body></html>\n"
     )
