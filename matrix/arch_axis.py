@@ -76,8 +76,7 @@ def build_runner(arch: str, build: Path) -> tuple[Path, dict[str, Any]]:
 
 def run_column(ctx, runner: Path | None, url: str | None, rounds: int) -> dict[str, Any]:
     """The runtime checks on one column: outcomes, reasons, median seconds, operator rows, target info."""
-    from conformance.checks import all_checks
-    from conformance.outcomes import FAILED, NOT_APPLICABLE, PASSED, CheckFailed, NotApplicable
+    from conformance.checks import all_checks, run_check
 
     ctx.use_target(url, runner)
     checks = {c.id: c for c in all_checks()}
@@ -87,15 +86,8 @@ def run_column(ctx, runner: Path | None, url: str | None, rounds: int) -> dict[s
     for _ in range(rounds):
         ctx.properties.clear()
         for check_id in RUNTIME_CHECKS:
-            ctx.start_check(check_id)
             begin = time.monotonic()
-            try:
-                checks[check_id].run(ctx)
-                outcome, reason = PASSED, ""
-            except NotApplicable as exc:
-                outcome, reason = NOT_APPLICABLE, str(exc)
-            except CheckFailed as exc:
-                outcome, reason = getattr(exc, "outcome", FAILED), str(exc)
+            outcome, reason = run_check(ctx, checks[check_id])
             seconds[check_id].append(time.monotonic() - begin)
             found[check_id] = {"outcome": outcome, "reason": reason[:600]}
     wall = time.monotonic() - started

@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from matrix.arch_axis import RUNTIME_CHECKS
 from matrix.grid_render import _read
 
 #: The columns in order (matrix/arch_axis.py COLUMNS); others found in the folder follow.
@@ -41,8 +42,9 @@ LIMITS = (
     ),
     (
         "Byte order: aarch64 Linux is little-endian, as x86-64: the column shows the blobs written on "
-        "x86-64 read by another instruction set's code (with unsigned char and without x86's unaligned "
-        "loads in the compiler's code), not by a big-endian machine."
+        "x86-64 read by another instruction set's code (unsigned char, the kit's table CRC-32C instead of "
+        "SSE4.2), not by a big-endian machine; the header codec on big-endian s390x and the blobs at "
+        "unaligned addresses are tested apart (tests/conformance/test_target_qemu_portability.py)."
     ),
 )
 
@@ -66,10 +68,11 @@ def _check_text(check: dict[str, Any]) -> str:
 def _operators_text(column: dict[str, Any]) -> str:
     rows = [r for r in column["operators"] if r["cases"]]
     ran, passed = sum(r["ran"] for r in rows), sum(r["passed"] for r in rows)
-    worst = max((r["worst_error"] for r in rows if r["worst_error"] is not None), default=None)
-    return f"{passed}/{ran} cases of {len(rows)} operators pass" + (
-        f", worst error {worst:.3g}" if worst is not None else ""
+    worst = max(
+        (r for r in rows if r["worst_error"] is not None), key=lambda r: r["worst_error"], default=None
     )
+    text = f"{passed}/{ran} cases of {len(rows)} operators pass"
+    return text + (f", worst error {worst['worst_error']:.3g} ({worst['op']})" if worst else "")
 
 
 def _where(column: dict[str, Any]) -> str:
@@ -83,17 +86,18 @@ def _where(column: dict[str, Any]) -> str:
 def _built(column: dict[str, Any]) -> str:
     b = column.get("runner_build")
     if not b:
-        return "(the installed wheel's Python runtime)"
+        return "none: ExecuTorch's Python bindings of the installed wheel"
     return (
         f"{b['compiler']}, against {b['executorch']}; needs glibc >= {b['glibc_needed']} "
-        f"(executorch's libraries: >= {b['executorch_glibc_needed']}); built in {b['seconds']['total']} s"
+        f"(executorch's libraries: >= {b['executorch_glibc_needed']})"
     )
 
 
 def rows(columns: dict[str, dict[str, Any]]) -> list[tuple[str, list[str]]]:
     """(row label, one text per column): each runtime check, the operator cases, where, speed, how built."""
     names = list(columns.values())
-    checks = list(dict.fromkeys(c for col in names for c in col["checks"]))
+    found = {c for col in names for c in col["checks"]}
+    checks = [c for c in RUNTIME_CHECKS if c in found] + sorted(found - set(RUNTIME_CHECKS))
     out = [
         (c, [_check_text(col["checks"][c]) if c in col["checks"] else "not run" for col in names])
         for c in checks

@@ -7,19 +7,19 @@ target (no emulator, no sysroot, a runner for this host's machine) is one line b
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import qemu_build
 from check_outcomes import run_checks
+from runner_build import runner_file_hashes
 from suite_runner import BROKEN, run_suite
 
+from conformance.cli import main as cli_main
 from conformance.targets.runtime import runner_machine
 
 RT = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6"]
@@ -39,7 +39,7 @@ def elf_machine(path: Path) -> str:
         return ELFFile(f).header["e_machine"]
 
 
-def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path):
+def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path, capsys):
     runner = aarch64_build / "runner" / "conformance_runner"
     # Everything the target runs is aarch64 code: the runner, the backend and the wheel's libraries.
     shipped = [runner, *runner.parent.glob("lib/*.so"), *runner.parent.glob("executorch/lib/*.so")]
@@ -61,20 +61,10 @@ def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path):
     on_target = {
         Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
     }
-    local = {
-        p.relative_to(runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in [runner, *runner.parent.glob("lib/*"), *runner.parent.glob("executorch/**/*")]
-        if p.is_file()
-    }
-    assert on_target == local and "lib/libreference_backend_runtime.so" in on_target
-    verified = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert "machine aarch64 under qemu-aarch64 version" in verified.stdout
+    assert on_target == runner_file_hashes(runner) and "lib/libreference_backend_runtime.so" in on_target
+    capsys.readouterr()
+    assert cli_main(["verify", str(tmp_path / "report.json")]) == 0
+    assert "machine aarch64 under qemu-aarch64 version" in capsys.readouterr().out
 
 
 def test_after_a_switch_of_target_the_operator_cases_run_again_there(
@@ -106,9 +96,8 @@ def test_the_cross_build_records_what_the_target_needs(aarch64_build):
     import json
 
     info = json.loads((aarch64_build / "cross-build.json").read_text())
-    assert info["wheel"].startswith("executorch-1.5.1-") and info["wheel"].endswith(
-        "manylinux_2_28_aarch64.whl"
-    )
+    assert info["executorch"].startswith("executorch-1.5.1-")
+    assert info["executorch"].endswith("manylinux_2_28_aarch64.whl") and len(info["executorch_sha256"]) == 64
     assert info["compiler"].startswith("aarch64-linux-gnu-g++")
     # The wheel is manylinux_2_28: its libraries need no glibc above 2.28. What is built here against
     # Debian's cross glibc needs that glibc's __libc_start_main: the limit docs/device-runner.md names.
@@ -119,31 +108,13 @@ def test_the_cross_build_records_what_the_target_needs(aarch64_build):
     assert info["glibc_needed_by"]
 
 
-def cli(*args: str, env: dict | None = None, report_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "run",
-            "--backend",
-            "ReferenceBackend",
-            "--report-dir",
-            str(report_dir),
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def one_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, proc.stderr
+def one_line(*args: str, report_dir: Path, env: dict | None = None) -> str:
+    """The one line a `run --backend ReferenceBackend ARGS` that is refused before it starts prints."""
+    code, report, output = run_suite(report_dir, "ReferenceBackend", *args, env=env)
+    assert code == 2 and report is None, output
+    assert "Traceback" not in output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1, output
     return lines[0]
 
 
@@ -159,7 +130,7 @@ def host_runner(tmp_path) -> Path:
 def test_a_runner_built_for_this_host_is_refused_before_the_run(host_runner, tmp_path):
     qemu_build.require()
     assert runner_machine(host_runner) == os.uname().machine
-    line = one_line(cli("--target", "qemu-aarch64", "--runner", str(host_runner), report_dir=tmp_path / "r"))
+    line = one_line("--target", "qemu-aarch64", "--runner", str(host_runner), report_dir=tmp_path / "r")
     assert line == (
         f"executorch-conformance run: the runner at {host_runner} is built for {os.uname().machine}, but "
         "--target qemu-aarch64 runs aarch64 programs: build it for aarch64 (python "
@@ -200,7 +171,7 @@ def test_a_runner_built_for_this_host_is_refused_before_the_run(host_runner, tmp
 def test_a_bad_qemu_target_is_one_line(target, env, says, host_runner, tmp_path):
     if target == "qemu-aarch64":
         qemu_build.require()
-    line = one_line(cli("--target", target, "--runner", str(host_runner), env=env, report_dir=tmp_path / "r"))
+    line = one_line("--target", target, "--runner", str(host_runner), env=env, report_dir=tmp_path / "r")
     assert line == f"executorch-conformance run: {says}"
 
 
@@ -208,14 +179,12 @@ def test_no_emulator_on_this_host_is_one_line(host_runner, tmp_path):
     empty = tmp_path / "empty-path"
     empty.mkdir()
     line = one_line(
-        cli(
-            "--target",
-            "qemu-aarch64",
-            "--runner",
-            str(host_runner),
-            env={"PATH": str(empty)},
-            report_dir=tmp_path,
-        )
+        "--target",
+        "qemu-aarch64",
+        "--runner",
+        str(host_runner),
+        env={"PATH": str(empty)},
+        report_dir=tmp_path,
     )
     assert line == (
         "executorch-conformance run: --target qemu-aarch64: qemu-aarch64 is not installed on this host; "
@@ -226,7 +195,7 @@ def test_no_emulator_on_this_host_is_one_line(host_runner, tmp_path):
 def test_a_sysroot_for_a_machine_debian_names_no_triple_for_must_be_given(host_runner, tmp_path):
     if shutil.which("qemu-xtensa") is None:
         pytest.skip(qemu_build.unavailable() or "no qemu-xtensa")
-    line = one_line(cli("--target", "qemu-xtensa", "--runner", str(host_runner), report_dir=tmp_path))
+    line = one_line("--target", "qemu-xtensa", "--runner", str(host_runner), report_dir=tmp_path)
     assert line == (
         "executorch-conformance run: --target qemu-xtensa: no sysroot is known for xtensa; set QEMU_LD_PREFIX "
         "to the directory holding its dynamic loader and libraries (lib/, usr/lib/)"
