@@ -45,7 +45,7 @@ RUNTIME_CHECKS = (
     "OPS-2",
 )
 #: column -> (title, machine, target URL or None for in-process, --arch of the runner build or None)
-COLUMNS = {
+COLUMNS: dict[str, tuple[str, str, str | None, str | None]] = {
     "x86_64-in-process": ("x86-64 in-process", "x86_64", None, None),
     "x86_64-runner": ("x86-64 runner", "x86_64", "local", "x86_64"),
     "aarch64-qemu": ("aarch64 runner under emulation", "aarch64", "qemu-aarch64", "aarch64"),
@@ -91,7 +91,9 @@ def run_column(ctx, runner: Path | None, url: str | None, rounds: int) -> dict[s
             seconds[check_id].append(time.monotonic() - begin)
             found[check_id] = {"outcome": outcome, "reason": reason[:600]}
     wall = time.monotonic() - started
-    operators = next((json.loads(v) for k, v in ctx.properties.get("OPS-2", []) if k == "operators"), [])
+    operators: list[dict[str, Any]] = next(
+        (json.loads(v) for k, v in ctx.properties.get("OPS-2", []) if k == "operators"), []
+    )
     target = ctx.target.info if ctx.target is not None else None
     for check_id in RUNTIME_CHECKS:
         found[check_id]["seconds"] = round(statistics.median(seconds[check_id]), 3)
@@ -121,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
 
     torch_version, et_version = required("torch"), required("executorch")
     runners = {}
-    for arch in ("x86_64", "aarch64"):
-        print(f"building the {arch} runner ...", flush=True)
-        runners[arch] = build_runner(arch, args.build)
+    for machine in ("x86_64", "aarch64"):
+        print(f"building the {machine} runner ...", flush=True)
+        runners[machine] = build_runner(machine, args.build)
     ctx = Context(load_descriptor("ReferenceBackend"), "ReferenceBackend", timeout=600)
     out = args.results / "arch"
     out.mkdir(parents=True, exist_ok=True)
@@ -131,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print("lowering every sample and case (in-process, untimed) ...", flush=True)
         run_column(ctx, None, None, 1)
         for name, (title, machine, url, arch) in COLUMNS.items():
-            runner, built = runners[arch] if arch else (None, None)
+            runner, built = runners[arch] if arch is not None else (None, None)
             print(f"{title} ...", flush=True)
             column = run_column(ctx, runner, url, args.rounds)
             result = {
