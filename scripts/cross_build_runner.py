@@ -219,7 +219,12 @@ def prepare(args: argparse.Namespace) -> tuple[list[str], str, Path, str, str]:
         toolchain: list[str] = []  # this host's own compilers
         compiler = shutil.which(f"{triple}-g++") or shutil.which("c++")
     else:
-        toolchain = [f"-DCMAKE_TOOLCHAIN_FILE={REPO / 'runner' / 'toolchains' / f'{triple}.cmake'}"]
+        toolchain_file = REPO / "runner" / "toolchains" / f"{triple}.cmake"
+        if not toolchain_file.is_file():
+            raise Refused(
+                f"--arch {args.arch} on this {os.uname().machine} host: no toolchain file {toolchain_file}"
+            )
+        toolchain = [f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file}"]
         compiler = shutil.which(f"{triple}-g++")
         if compiler is None:
             raise Refused(

@@ -53,8 +53,8 @@ def parse(url: str) -> tuple[str, str | None]:
         raise TargetError(
             f"--target {url!r}: the workspace is a directory of this host, given as qemu-{arch}:///path"
         )
-    workspace = rest[2:].rstrip("/") or None if rest else None
-    return arch, workspace
+    workspace = rest[2:].rstrip("/") if rest else ""
+    return arch, workspace or None
 
 
 class QemuTransport(LocalTransport):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,14 +46,17 @@ def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path, capsy
     shipped = [runner, *runner.parent.glob("lib/*.so"), *runner.parent.glob("executorch/lib/*.so")]
     assert {elf_machine(p) for p in shipped} == {"EM_AARCH64"}, shipped
     assert len(shipped) >= 3
+    workspace = tmp_path / "workspace"  # on this host: qemu-aarch64:///<dir>
+    url = f"qemu-aarch64://{workspace}"
     code, report, output = run_suite(
-        tmp_path, "ReferenceBackend", "--checks", "RT", "--target", "qemu-aarch64", "--runner", str(runner)
+        tmp_path, "ReferenceBackend", "--checks", "RT", "--target", url, "--runner", str(runner)
     )
     assert report is not None, output
     assert {r["id"]: r["outcome"] for r in report["results"]} == dict.fromkeys(RT, "passed"), output
     assert code == 0, output
     target = report["target"]
-    assert target["transport"] == "qemu" and target["url"] == "qemu-aarch64"
+    assert target["transport"] == "qemu" and target["url"] == url and url.startswith("qemu-aarch64:///")
+    assert Path(target["runner_dir"]).parent == workspace
     # The runner says the machine it runs as; the shell around it is this host's.
     assert target["machine"] == "aarch64" and os.uname().machine in target["uname"]
     assert target["emulator"].startswith("qemu-aarch64 version ")
@@ -106,6 +110,45 @@ def test_the_cross_build_records_what_the_target_needs(aarch64_build):
     assert Version(info["executorch_glibc_needed"]) <= Version("2.28")
     assert Version(info["glibc_needed"]) >= Version(info["executorch_glibc_needed"])
     assert info["glibc_needed_by"]
+    # The wheel's libraries need only each other and the C/C++ runtime of the target's system.
+    from elftools.elf.elffile import ELFFile
+
+    system = {"libstdc++.so.6", "libgcc_s.so.1", "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0"}
+    shipped = sorted((aarch64_build / "runner" / "executorch" / "lib").glob("*.so"))
+    for library in shipped:
+        with open(library, "rb") as f:
+            dynamic = ELFFile(f).get_section_by_name(".dynamic")
+            needed = {t.needed for t in dynamic.iter_tags() if t.entry.d_tag == "DT_NEEDED"}
+        assert needed <= system | {p.name for p in shipped}, (library.name, needed)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--arch", "riscv64"], "--arch riscv64: this script builds for aarch64, x86_64"),
+        (["--wheel", "/nonexistent/executorch.whl"], "--wheel /nonexistent/executorch.whl: no such file"),
+        (["--wheel", __file__], f"{__file__} is not a wheel (not a zip file)"),
+        (
+            ["--sdk", "HOST"],
+            (
+                "--sdk HOST: its libexecutorch.so is for EM_X86_64, not EM_AARCH64; give the executorch of the "
+                "target's platform"
+            ),
+        ),
+    ],
+)
+def test_the_cross_build_refuses_bad_input_in_one_line(args, says, tmp_path):
+    """Each refusal is one line and exit code 2, before anything is built."""
+    qemu_build.require()
+    import executorch
+
+    host = next(iter(executorch.__path__))
+    argv = [sys.executable, str(qemu_build.SCRIPT), "--out", str(tmp_path / "out")]
+    argv += [host if a == "HOST" else a for a in args]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip() == f"cross_build_runner: {says.replace('HOST', host)}"
+    assert not (tmp_path / "out" / "runner").exists()
 
 
 def one_line(*args: str, report_dir: Path, env: dict | None = None) -> str:
