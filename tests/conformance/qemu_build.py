@@ -47,9 +47,15 @@ def require() -> None:
 
 
 def cross_build(name: str, *args: str) -> Path:
-    """The output directory of ``cross_build_runner.py ARGS`` in build/tests/cross-<name>-<xdist worker>."""
-    out = ROOT / "build" / "tests" / f"cross-{name}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    """The output directory of ``cross_build_runner.py ARGS`` in build/tests/cross-<name>, shared by the xdist
+    workers: one builds while the others wait on a lock, then find it built (the script is incremental)."""
+    import fcntl
+
+    out = ROOT / "build" / "tests" / f"cross-{name}"
+    out.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, str(SCRIPT), "--out", str(out), *args]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    with open(out.parent / f"cross-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     assert proc.returncode == 0, f"{' '.join(argv)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
     return out
