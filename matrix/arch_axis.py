@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 "executorch": et_version,
                 "torch": torch_version,
                 "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-                "command": "python -m matrix.arch_axis",
+                "command": "python -m matrix.arch_axis"
+                + (f" --rounds {args.rounds}" if args.rounds != 1 else ""),
                 "rounds": args.rounds,
                 "runner_build": built,
                 **column,

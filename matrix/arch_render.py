@@ -23,7 +23,9 @@ INTRO = (
     "ExecuTorch's Python bindings, through the C++ runner on this host (`--target local`), and through "
     "the runner cross-built for aarch64 against the executorch wheel for manylinux_2_28_aarch64 "
     "(scripts/cross_build_runner.py), run under QEMU's user-mode emulator (`--target qemu-aarch64`). "
-    "Seconds are the runtime part of each check (lowering excluded) on this 2-core machine."
+    "Seconds are the runtime part (lowering excluded) on this shared 2-core machine: per check the median "
+    "of the rounds each file records (the runtime is loaded, RT-1, in the first), all checks a round's "
+    "mean wall time."
 )
 #: What the emulated column does not show (docs/device-runner.md, "Another instruction set").
 LIMITS = (
