@@ -180,9 +180,11 @@ def _verify(args: argparse.Namespace) -> int:
     )
     target = report.get("target")
     if isinstance(target, dict):
+        machine = f"; machine {target['machine']}" if target.get("machine") else ""
+        emulated = f" under {target['emulator']}" if target.get("emulator") else ""
         _say(
             f"  runtime checks ran on: {target.get('url')} ({target.get('uname')}), "
-            f"{target.get('runner_version')}"
+            f"{target.get('runner_version')}{machine}{emulated}"
         )
     _say(f"  verdict: {result.verdict_line()}")
     _say(f"  signature: {signature}")

@@ -215,7 +215,7 @@ def _check_target(args: argparse.Namespace) -> str | None:
                     f"--target {args.target} needs --runner: the conformance runner built for the "
                     "backend (docs/device-runner.md)"
                 )
-            runner = check_runner(args.runner)
+            runner = check_runner(args.runner, transport)
             done = transport.run("true", 30, "checking that it answers")
             if done.status != 0:
                 from conformance.targets.transport import last_line

@@ -542,13 +542,16 @@ def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:
     from conformance.targets.runtime import check_runner
 
     try:
-        open_transport(url).close()
-        if runner is None:
-            raise TargetError(
-                f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
-                "(docs/device-runner.md)"
-            )
-        return url, str(check_runner(runner))
+        transport = open_transport(url)
+        try:
+            if runner is None:
+                raise TargetError(
+                    f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
+                    "(docs/device-runner.md)"
+                )
+            return url, str(check_runner(runner, transport))
+        finally:
+            transport.close()
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
 

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from matrix import arch_render
 from matrix.grid_render import html_sections, load, markdown
 from matrix.in_wheel_render import html_section as in_wheel_html
 from matrix.in_wheel_render import markdown as in_wheel_markdown
@@ -120,6 +121,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
             "",
             *markdown(grids),
             *in_wheel_markdown(results_dir),
+            *arch_render.markdown(arch_render.load(results_dir)),
         ]
     )
     out.write_text(text)
@@ -216,6 +218,7 @@ def render_html(results_dir: Path, out: Path, command: str) -> str:
         + "</tbody></table>"
         + html_sections(grids)
         + in_wheel_html(results_dir)
+        + arch_render.html_section(arch_render.load(results_dir))
         + f'<p class="note">Rendered {e(today)} by <code>{e(command)}</code> from '
         f"<code>{e(_relative(results_dir, out.parent))}/</code>.</p></main></body></html>\n"
     )

@@ -5,6 +5,9 @@
 //   conformance_runner [--timeout SECONDS] BUNDLE_DIR
 //   conformance_runner --version
 //
+// --version prints the runner's version and the executorch it was built
+// against, then `machine <uname -m of this process>` (under user-mode
+// emulation, the emulated machine) and `built-for <architecture>`.
 // Reads BUNDLE_DIR/manifest.txt, runs each entry and writes
 // BUNDLE_DIR/results/<id>.txt (and the outputs as .bin tensor files). What
 // the runtime logs goes to stderr, with a step line before each load and
@@ -17,6 +20,7 @@
 #include <executorch/runtime/platform/runtime.h>
 
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <csignal>
 #include <cstdio>
@@ -31,7 +35,31 @@
 #define CONFORMANCE_RUNNER_EXECUTORCH_VERSION "unknown"
 #endif
 
+// The architecture this runner's code is for, named as `uname -m` names it.
+#if defined(__aarch64__)
+#define CONFORMANCE_RUNNER_ARCH "aarch64"
+#elif defined(__x86_64__)
+#define CONFORMANCE_RUNNER_ARCH "x86_64"
+#elif defined(__arm__)
+#define CONFORMANCE_RUNNER_ARCH "arm"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define CONFORMANCE_RUNNER_ARCH "riscv64"
+#elif defined(__i386__)
+#define CONFORMANCE_RUNNER_ARCH "i686"
+#else
+#define CONFORMANCE_RUNNER_ARCH "unknown"
+#endif
+
 namespace {
+
+int version() {
+  std::printf("conformance_runner %s (executorch %s)\n", CONFORMANCE_RUNNER_VERSION,
+              CONFORMANCE_RUNNER_EXECUTORCH_VERSION);
+  struct utsname name{};
+  std::printf("machine %s\nbuilt-for %s\n", ::uname(&name) == 0 ? name.machine : "unknown",
+              CONFORMANCE_RUNNER_ARCH);
+  return 0;
+}
 
 void on_alarm(int) {
   static const char message[] = "\n[executorch-conformance runner] the timeout passed; stopping\n";
@@ -52,9 +80,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--version") {
-      std::printf("conformance_runner %s (executorch %s)\n", CONFORMANCE_RUNNER_VERSION,
-                  CONFORMANCE_RUNNER_EXECUTORCH_VERSION);
-      return 0;
+      return version();
     } else if (arg == "--timeout" && i + 1 < argc) {
       char* end = nullptr;
       timeout = std::strtol(argv[++i], &end, 10);

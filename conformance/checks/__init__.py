@@ -4,6 +4,7 @@ NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from conformance.checks import (
     aot,
@@ -49,3 +50,18 @@ def all_checks() -> tuple[Check, ...]:
 
 def check_ids() -> list[str]:
     return [c.id for c in all_checks()]
+
+
+def run_check(ctx: Any, check: Check) -> tuple[str, str]:
+    """Runs ``check`` on the Context ``ctx`` as the suite does, its clock started: (outcome, reason), the
+    outcome of a CheckFailed (failed, crashed, timed_out), not_applicable, or passed with no reason."""
+    from conformance.outcomes import FAILED, NOT_APPLICABLE, PASSED, CheckFailed, NotApplicable
+
+    ctx.start_check(check.id)
+    try:
+        check.run(ctx)
+    except NotApplicable as exc:
+        return NOT_APPLICABLE, str(exc)
+    except CheckFailed as exc:
+        return getattr(exc, "outcome", FAILED), str(exc)
+    return PASSED, ""

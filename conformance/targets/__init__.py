@@ -1,8 +1,8 @@
 """Targets: where the runtime checks run when not in this host's Python.
 
 ``open_transport(url)`` parses a ``--target`` value (``local``,
-``ssh://[user@]host[:port][/workspace]``, ``adb[://serial][/workspace]``) and
-returns its transport; ``conformance.targets.runtime.TargetRuntime`` serves the
+``ssh://[user@]host[:port][/workspace]``, ``adb[://serial][/workspace]``,
+``qemu-<arch>[:///workspace]``) and returns its transport; ``conformance.targets.runtime.TargetRuntime`` serves the
 runtime tasks through the C++ runner there (docs/device-runner.md).
 """
 
@@ -12,7 +12,10 @@ from urllib.parse import urlsplit
 
 from conformance.targets.transport import TargetError, Transport
 
-USAGE = "give local, ssh://[user@]host[:port][/workspace] or adb[://serial][/workspace]"
+USAGE = (
+    "give local, ssh://[user@]host[:port][/workspace], adb[://serial][/workspace] "
+    "or qemu-<arch>[:///workspace]"
+)
 
 __all__ = ["TargetError", "Transport", "open_transport"]
 
@@ -30,6 +33,11 @@ def open_transport(url: str) -> Transport:
         parts = urlsplit(text) if text != "adb" else None
         serial = (parts.netloc or None) if parts else None
         return AdbTransport(text, serial, _workspace(parts.path) if parts else None)
+    if text.startswith("qemu-"):
+        from conformance.targets.qemu import QemuTransport, parse
+
+        machine, workspace = parse(text)
+        return QemuTransport(text, machine, workspace)
     if text.startswith("ssh://"):
         from conformance.targets.ssh import SshTransport
 

@@ -72,8 +72,9 @@ def runner_files(runner: Path) -> list[Path]:
     return files
 
 
-def check_runner(path: str | Path) -> Path:
-    """The runner executable at ``path``; TargetError saying how to build it if it is not there."""
+def check_runner(path: str | Path, transport: Transport | None = None) -> Path:
+    """The runner executable at ``path``; TargetError saying how to build it if it is not there, or, for a
+    transport that knows its machine (an emulator), if it is built for another one."""
     runner = Path(path)
     if runner.is_dir():
         runner = runner / RUNNER_NAME
@@ -83,7 +84,36 @@ def check_runner(path: str | Path) -> Path:
             f"-DRUNNER_BACKEND_TARGET=<package>::<target> && cmake --build build/runner` (docs/device-runner.md) "
             f"and pass --runner build/runner/{RUNNER_NAME}"
         )
+    if transport is not None and transport.machine:
+        built_for = runner_machine(runner)
+        if built_for and built_for != transport.machine:
+            raise TargetError(
+                f"the runner at {path} is built for {built_for}, but --target {transport.url} runs "
+                f"{transport.machine} programs: build it for {transport.machine} "
+                f"(python scripts/cross_build_runner.py --arch {transport.machine}, docs/device-runner.md)"
+            )
     return runner.resolve()
+
+
+#: ELF e_machine -> the machine as `uname -m` names it (runner/main.cpp prints the same names).
+ELF_MACHINES = {"EM_AARCH64": "aarch64", "EM_X86_64": "x86_64", "EM_ARM": "arm", "EM_386": "i686"}
+
+
+def runner_machine(path: Path) -> str | None:
+    """The machine the executable at ``path`` is built for (from its ELF header), None if it is no ELF file
+    or of a machine not named here."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            machine = elf.header["e_machine"]
+            if machine == "EM_RISCV":
+                return "riscv64" if elf.elfclass == 64 else "riscv32"
+            return ELF_MACHINES.get(machine)
+    except (OSError, ELFError):
+        return None
 
 
 class TargetRuntime:
@@ -99,7 +129,7 @@ class TargetRuntime:
     ) -> None:
         """``runtime_libraries``: () -> (the descriptor's runtime_libraries() on the host, or the error it raised)."""
         try:
-            self.runner = check_runner(runner)
+            self.runner = check_runner(runner, transport)
         except TargetError:
             transport.close()
             raise
@@ -181,23 +211,30 @@ class TargetRuntime:
         t = self.transport
         rel = [str(f.relative_to(self.runner.parent)) for f in files]
         command = (
-            f"uname -a; echo '--'; {self._env(remote)} {quote(remote + '/' + RUNNER_NAME)} --version; "
+            f"uname -a; echo '--'; uname -m; echo '--'; "
+            f"{self._env(remote)} {t.launch(remote + '/' + RUNNER_NAME)} --version; "
             f"echo '--'; cd {quote(remote)} && sha256sum {' '.join(quote(r) for r in rel)}"
         )
         done = t.check(t.run(command, timeout, "describing the target"), "describing the target")
-        parts = (done.stdout.split("--\n") + ["", "", ""])[:3]
+        parts = (done.stdout.split("--\n") + ["", "", "", ""])[:4]
         hashes = []
-        for line in parts[2].splitlines():
+        for line in parts[3].splitlines():
             sha, _, name = line.strip().partition("  ")
             if sha and name:
                 hashes.append({"path": f"{remote}/{name.strip()}", "sha256": sha})
+        version = [line.strip() for line in parts[2].splitlines() if line.strip()]
+        # The runner names the machine it runs as (under an emulator, the emulated one); an older runner
+        # does not, and then the transport's machine or `uname -m` there says.
+        said = {k: v.strip() for k, _, v in (line.partition(" ") for line in version[1:])}
         return {
             "url": t.url,
             "transport": t.scheme,
             "uname": parts[0].strip(),
-            "runner_version": parts[1].strip(),
+            "machine": said.get("machine") or t.machine or parts[1].strip(),
+            "runner_version": version[0] if version else "",
             "runner_dir": remote,
             "libraries": hashes,
+            **t.details(),
         }
 
     @staticmethod
@@ -240,7 +277,7 @@ class TargetRuntime:
         cleanup = f"rm -rf {quote(previous)}; " if previous else ""
         command = (
             f"cd {quote(remote)} || exit 90; mkdir -p results; "
-            f"{self._env(binary.rsplit('/', 1)[0])} {quote(binary)} --timeout {seconds} {quote(remote)} "
+            f"{self._env(binary.rsplit('/', 1)[0])} {t.launch(binary)} --timeout {seconds} {quote(remote)} "
             "> results/stdout.txt 2> results/log.txt & echo $! > pid; wait $!; "
             f's=$?; echo "{STATUS_PREFIX}$s" > results/status.txt; echo "{STATUS_PREFIX}$s"'
         )
@@ -472,4 +509,4 @@ def _exit_status(stdout: str) -> int | None:
     return None
 
 
-__all__ = ["TASKS", "TargetRuntime", "check_runner", "runner_files"]
+__all__ = ["TASKS", "TargetRuntime", "check_runner", "runner_files", "runner_machine"]

@@ -67,8 +67,11 @@ class Transport:
     """A target reached by one tool (a subprocess, ssh, adb). Subclasses implement ``_argv`` (how a command
     line is run there), ``put`` and ``get``."""
 
-    #: the kind in a target URL: local, ssh, adb
+    #: the kind in a target URL: local, ssh, adb, qemu
     scheme = ""
+    #: the machine every program runs as there, when the transport knows it without asking (an emulator's);
+    #: None: ``uname -m`` there says
+    machine: str | None = None
 
     def __init__(self, url: str, workspace: str) -> None:
         self.url = url
@@ -100,6 +103,14 @@ class Transport:
 
     def close(self) -> None:
         """Releases what the transport holds (a master connection)."""
+
+    def launch(self, binary: str) -> str:
+        """The shell words that start the program ``binary`` there (an emulator puts itself before it)."""
+        return quote(binary)
+
+    def details(self) -> dict[str, str]:
+        """What the report's target section adds about this transport (an emulator's version)."""
+        return {}
 
     def lost(self, done: Completed) -> str | None:
         """The tool's message if ``done`` failed because the target could not be reached, else None."""

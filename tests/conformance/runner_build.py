@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -48,3 +49,13 @@ def reference_runner() -> Path:
         "-DRUNNER_BACKEND_TARGET=ReferenceBackend::Backend",
         prefix=str(SITE / "reference_backend"),
     )
+
+
+def runner_file_hashes(runner: Path) -> dict[str, str]:
+    """The sha256 of every file of the runner directory (the binary, lib/, executorch/) by relative path."""
+    files = [runner, *runner.parent.glob("lib/*"), *runner.parent.glob("executorch/**/*")]
+    return {
+        p.relative_to(runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+        if p.is_file()
+    }

@@ -91,7 +91,7 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
         "shell",
         f"test -d {runner_dir} || mv {aside} {runner_dir}; rm -rf {aside}",
     ]
-    assert argv[7][3].startswith("uname -a; echo '--'; LD_LIBRARY_PATH=")
+    assert argv[7][3].startswith("uname -a; echo '--'; uname -m; echo '--'; LD_LIBRARY_PATH=")
     # Each runtime task: mkdir, push the bundle, run the runner, pull the results.
     runs = [i for i, a in enumerate(argv) if a[2] == "shell" and "conformance_runner --timeout" in a[3]]
     samples = len(ctx.descriptor.sample_models)
