@@ -45,16 +45,6 @@ OUTCOMES = (
 #: Outcomes that make a MUST check fail the verdict in either mode.
 BAD = (FAILED, ERROR, CRASHED, TIMED_OUT, NOT_RUN, UNEXPECTED_PASS)
 
-#: The reason a conditional check gives when the backend does not declare the capability it applies to
-#: (``applies_if``): the check is then *exempt* and does not block certification. ``verify`` counts a
-#: conditional result as exempt only with this reason (or a reason the run's expectations file declared).
-CAPABILITY_ABSENT = {
-    "named_data": "the descriptor declares no named data support (named_data is None)",
-    "quantized": "the descriptor declares no quantized flow (quantized is None)",
-    "dynamic_shapes": "the descriptor declares no dynamic shapes (dynamic_shapes is None)",
-    "composition": "the descriptor declares no composition with XNNPACK (composition is None)",
-}
-
 #: Short labels for the terminal table and the badge.
 LABELS = {
     PASSED: "PASS",
