@@ -169,18 +169,19 @@ def _vendor_frame() -> int:
 
 
 class _DeclaredOps(frozenset):
-    """``supported_ops`` as ``__post_init__`` stores it (every declared operator); ``given`` is what the
+    """``supported_ops`` as ``__post_init__`` stores it (every declared operator). ``given`` is what the
     descriptor was given, so that a copy (``dataclasses.replace``) that does not set the field starts
-    from that, not from the union."""
+    from that, not from the union; ``origin`` is shared with the ``operators`` stored with it."""
 
     given: Any = frozenset()
+    origin: object = None
 
 
 class _DeclaredOperators(OperatorSupport):
-    """``operators`` as ``__post_init__`` stores it (every declared operator); ``given`` is what the
-    descriptor was given (restricted to its ``supported_ops`` in a copy that set only those)."""
+    """``operators`` as ``__post_init__`` stores it (every declared operator); ``origin`` is shared with
+    the ``supported_ops`` stored with it."""
 
-    given: Any = None
+    origin: object = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,11 +235,16 @@ class BackendDescriptor:
 
         found: list[str] = []
         deprecated: list[str] = []
+        # A copy (dataclasses.replace) passes on the fields it does not set as stored: they carry the
+        # origin of the descriptor they were stored by. supported_ops carried over counts as what that
+        # descriptor was given; operators carried over while supported_ops is set are cut to that set.
         ops_in, opers_in = self.supported_ops, self.operators
-        ops_carried = isinstance(ops_in, _DeclaredOps)
-        opers_carried = isinstance(opers_in, _DeclaredOperators)
-        given_ops = ops_in.given if isinstance(ops_in, _DeclaredOps) else ops_in
-        given_opers = opers_in.given if isinstance(opers_in, _DeclaredOperators) else opers_in
+        ops_origin = ops_in.origin if isinstance(ops_in, _DeclaredOps) else None
+        opers_origin = opers_in.origin if isinstance(opers_in, _DeclaredOperators) else None
+        ops_carried = ops_origin is not None and opers_origin in (None, ops_origin)
+        opers_carried = opers_origin is not None and ops_origin is None
+        given_ops = ops_in.given if ops_carried and isinstance(ops_in, _DeclaredOps) else ops_in
+        given_opers = opers_in
         claimed: set[str] = set()
         if not isinstance(given_ops, (set, frozenset, tuple, list)):
             found.append(
@@ -262,14 +268,14 @@ class BackendDescriptor:
         except (TypeError, ValueError, AttributeError) as exc:
             found.append(f"operators {given_opers!r:.80}: {exc}")
             explicit = OperatorSupport()
-        if opers_carried and not ops_carried:  # a copy that sets supported_ops: that is the set
+        if opers_carried:  # a copy that sets supported_ops only: that is the set
             explicit = OperatorSupport({op: d for op, d in explicit.items() if op in claimed})
         declared = _DeclaredOperators(
             dict(OperatorSupport.float32(*sorted(claimed - set(explicit))) | explicit)
         )
-        declared.given = explicit
         ops = _DeclaredOps(claimed | set(declared))
-        ops.given = given_ops
+        origin = object()
+        ops.given, ops.origin, declared.origin = given_ops, origin, origin
         object.__setattr__(self, "operators", declared)
         object.__setattr__(self, "supported_ops", ops)
         object.__setattr__(self, "_problems", tuple(found))

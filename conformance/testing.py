@@ -101,11 +101,8 @@ class Options:
         return out
 
 
-def run_suite(spec: str, options: Options, report_dir: str | Path | None = None) -> Report:
-    """Runs ``executorch-conformance run`` for ``spec`` in a process of its own and returns its report;
-    DescriptorError if the descriptor cannot be loaded, ValueError for options the CLI refuses,
-    RuntimeError if the run ended without a report."""
-    directory = Path(report_dir) if report_dir else Path(tempfile.mkdtemp(prefix="conformance-"))
+def run_command(spec: str, options: Options, report_dir: Path) -> list[str]:
+    """The ``executorch-conformance run`` command line for ``spec`` with ``options``, in this Python."""
     command = [
         sys.executable,
         "-m",
@@ -114,9 +111,17 @@ def run_suite(spec: str, options: Options, report_dir: str | Path | None = None)
         "--backend",
         spec,
         "--report-dir",
-        str(directory),
+        str(report_dir),
     ]
-    command += options.argv()
+    return command + options.argv()
+
+
+def run_suite(spec: str, options: Options, report_dir: str | Path | None = None) -> Report:
+    """Runs ``executorch-conformance run`` for ``spec`` in a process of its own and returns its report;
+    DescriptorError if the descriptor cannot be loaded, ValueError for options the CLI refuses,
+    RuntimeError if the run ended without a report."""
+    directory = Path(report_dir) if report_dir else Path(tempfile.mkdtemp(prefix="conformance-"))
+    command = run_command(spec, options, directory)
     # This process's import path, so that the vendor process finds the descriptor's module; the run
     # starts in the report folder, so that no conftest.py of the vendor's tests is near it.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(Path(p or ".").resolve()) for p in sys.path)}

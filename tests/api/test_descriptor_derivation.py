@@ -149,3 +149,9 @@ def test_the_process_that_judges_sees_the_same_declaration():
     assert seen.operators == narrowed.operators
     assert isinstance(seen.operators["aten::convolution"], OperatorDeclaration)
     assert seen.operators["aten::convolution"].without == REFERENCE.operators["aten::convolution"].without
+
+
+def test_operators_of_another_descriptor_given_to_a_copy_are_declared():
+    other = dataclasses.replace(_plain(), supported_ops=frozenset({"aten::linear"}))
+    mixed = dataclasses.replace(_plain(), operators=other.operators)
+    assert _declared(mixed) == {"aten::add.Tensor", SUB, "aten::relu", "aten::linear"}

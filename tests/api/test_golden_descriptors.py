@@ -12,8 +12,6 @@ runs each as it was run then and compares every outcome."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from conformance.checks import all_checks
 from conformance.context import Context
 from conformance.descriptor import DescriptorError
 from conformance.remote_descriptor import describe
+from conformance.testing import Options, run_suite
 from conformance.vendor_process import VendorProcess
 from conformance.verify import check_report
 
@@ -140,23 +139,8 @@ def test_golden_descriptor_loads_as_its_release_read_it(spec, tmp_path):
 
 
 def _run_today(spec: str, checks: str | None, tmp: Path) -> dict:
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        spec,
-        "--report-dir",
-        str(tmp),
-        "-n",
-        "1",
-    ]
-    command += ["--checks", checks] if checks else ["--certify"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp, timeout=3 * 3600)
-    report = tmp / "report.json"
-    assert report.exists(), f"{spec}: no report (exit {done.returncode}):\n{done.stderr[-3000:]}"
-    return json.loads(report.read_text())
+    """Today's suite, run as the recorded run ran (``conformance.testing.run_suite``: the CLI)."""
+    return run_suite(spec, Options(checks=checks, certify=not checks), tmp).to_dict()
 
 
 #: (spec, checks) of every run today, each compared with every recorded run of those options

@@ -33,7 +33,14 @@ def _report(descriptor) -> Report:
         certify=False,
         interrupted=False,
         selected=[],
-        options={"backend": "x", "expectations": None, "certify": False, "checks": None, "timeout": 1.0, "workers": 1},
+        options={
+            "backend": "x",
+            "expectations": None,
+            "certify": False,
+            "checks": None,
+            "timeout": 1.0,
+            "workers": 1,
+        },
         command="x",
         duration_s=0.0,
     )
@@ -62,7 +69,11 @@ def test_the_field_is_typed():
 
 
 def test_a_report_with_deprecations_verifies_and_old_reports_still_do():
-    for name in ("reference-certify-0.3.0.json", "reference-certify-0.4.0.json", "reference-certify-0.5.0.json"):
+    for name in (
+        "reference-certify-0.3.0.json",
+        "reference-certify-0.4.0.json",
+        "reference-certify-0.5.0.json",
+    ):
         report = json.loads((FIXTURES / name).read_text())
         day = datetime.date.fromisoformat(report["created"][:10])
         assert check_report(report, today=day).problems == [], name

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from conformance.testing import Options, run_command
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 
@@ -42,18 +44,8 @@ def _git(*args: str) -> str:
 
 def record(commit: str, spec: str, checks: str | None, worktree: Path, tmp: Path) -> dict:
     report_dir = tmp / "reports" / spec.replace(":", "_")
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        spec,
-        "--report-dir",
-        str(report_dir),
-    ]
-    command += ["-n", "1"]
-    command += ["--checks", checks] if checks else ["--certify"]
+    # the command line the suite has kept since 0.2.0 (conformance.testing builds today's the same way)
+    command = run_command(spec, Options(checks=checks, certify=not checks), report_dir)
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(tmp / "site"), str(worktree), str(HERE)]),
