@@ -52,6 +52,16 @@ DEPRECATIONS: dict[str, Deprecation] = {
                 "('aten::add.Tensor') only"
             ),
         ),
+        Deprecation(
+            key="outcomes-capability-absent",
+            what="conformance.outcomes.CAPABILITY_ABSENT",
+            since="0.5.0",
+            error_in="0.6.0",
+            replacement=(
+                "import it from conformance.descriptor (from conformance.descriptor import CAPABILITY_ABSENT), "
+                "where it is derived from the descriptor's capability fields"
+            ),
+        ),
     )
 }
 

@@ -59,6 +59,24 @@ LABELS = {
 }
 
 
+def __getattr__(name: str):
+    """``CAPABILITY_ABSENT`` moved to ``conformance.descriptor`` (0.5.0), where it is derived from the
+    descriptor's capability fields: the old name still works, with a SuiteDeprecationWarning. Resolved
+    when the name is used, never when this module is imported, so that outcomes stays the bottom of
+    the import graph (tests/layering)."""
+    if name != "CAPABILITY_ABSENT":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    import warnings
+
+    deprecations = importlib.import_module("conformance.deprecations")
+    message = deprecations.notice("outcomes-capability-absent", "conformance.outcomes.CAPABILITY_ABSENT")
+    if deprecations.is_error("outcomes-capability-absent"):
+        raise AttributeError(message)
+    warnings.warn(message, deprecations.SuiteDeprecationWarning, stacklevel=2)
+    return importlib.import_module("conformance.descriptor").CAPABILITY_ABSENT
+
+
 class CheckFailed(AssertionError):
     """The backend does not meet the clause; the message names the defect."""
 

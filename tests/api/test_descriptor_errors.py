@@ -148,3 +148,19 @@ def test_support_classes_keep_their_positional_and_keyword_forms():
     nd = NamedDataSupport("m", list, 16)
     assert nd.required_keys is None
     assert QuantizedSupport("m", lambda: None).max_steps == 1.0
+
+
+def test_the_old_home_of_capability_absent_warns_then_refuses(monkeypatch):
+    """conformance.outcomes.CAPABILITY_ABSENT (in report-schema.md's example before 0.5.0) moved to
+    conformance.descriptor, derived from the capability fields."""
+    from conformance import outcomes
+    from conformance.descriptor import CAPABILITY_ABSENT
+
+    with pytest.warns(SuiteDeprecationWarning, match=r"import it from conformance\.descriptor") as caught:
+        assert outcomes.CAPABILITY_ABSENT is CAPABILITY_ABSENT
+    assert caught[0].filename == __file__
+    monkeypatch.setattr(version, "SUITE_VERSION", "0.6.0")
+    with pytest.raises(
+        AttributeError, match=r"no longer accepted since suite 0\.6\.0.*from conformance\.descriptor"
+    ):
+        outcomes.CAPABILITY_ABSENT  # noqa: B018  the attribute access is the test
