@@ -12,7 +12,7 @@ import pytest
 from conformance.descriptor import DescriptorError
 from conformance.testing import backend_spec, check_backend, parametrize_with_checks
 
-VENDOR_TESTS = """
+VENDOR_TESTS = r"""
 import dataclasses
 
 import pytest
