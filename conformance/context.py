@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.descriptor import BackendDescriptor, NamedDataSupport
-from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable
+from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDataSupport
+from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TASKS as TARGET_TASKS
 from conformance.targets.runtime import TargetRuntime

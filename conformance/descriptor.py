@@ -3,6 +3,13 @@
 A vendor package exposes a ``BackendDescriptor`` object, found either through
 the entry point group ``executorch_conformance.backends`` (by name) or as
 ``module:attribute`` on the command line.
+
+Each field is declared once, below, with its kind (``conformance.descriptor_fields``): the JSON form
+in which it reaches the process that judges, its validation and the capability list all come from
+that declaration. A descriptor is built when the vendor's module is imported and never raises there:
+what is wrong with it is kept and reported, naming the descriptor, the field and the value, when that
+descriptor is loaded (``load_descriptor``), so the other descriptors of the module still load. This is
+vendor-facing API: docs/api-stability.md says what may change and how.
 """
 
 from __future__ import annotations
@@ -10,23 +17,35 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.metadata
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from conformance.deprecations import SuiteDeprecationWarning, is_error, notice
+from conformance.descriptor_fields import (
+    RecordedError,
+    capability,
+    capability_absent,
+    code,
+    custom,
+    data,
+    listing,
+    records,
+    sample_name,
+)
+from conformance.descriptor_fields import capabilities as _capabilities
+from conformance.descriptor_fields import from_json as _from_json
+from conformance.descriptor_fields import problems as _problems
+from conformance.descriptor_fields import to_json as _to_json
+from conformance.operators.corpus import normalize
+from conformance.operators.support import OperatorSupport, is_schema_name
 
 ENTRY_POINT_GROUP = "executorch_conformance.backends"
 
 
 class DescriptorError(ValueError):
     """The backend could not be found, or its descriptor is malformed."""
-
-
-class RecordedError(Exception):
-    """What the vendor's code raised in the vendor process, kept as text ('TypeError: ...')."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
 
 
 def raised(exc: BaseException) -> str:
@@ -45,12 +64,12 @@ class SampleModel:
     reuses the sample's own inputs.
     """
 
-    name: str
-    make: Callable[[], tuple[Any, tuple[Any, ...]]]
-    rtol: float = 1e-5
-    atol: float = 1e-5
-    delegated: bool = True
-    make_inputs: Callable[[Any], tuple[Any, ...]] | None = None
+    name: str = data(str)
+    make: Callable[[], tuple[Any, tuple[Any, ...]]] = code()
+    rtol: float = data(float, default=1e-5)
+    atol: float = data(float, default=1e-5)
+    delegated: bool = data(bool, default=True)
+    make_inputs: Callable[[Any], tuple[Any, ...]] | None = code(optional=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,10 +89,10 @@ class NamedDataSupport:
                         it only the presence of named data is checked.
     """
 
-    sample: str
-    make_partitioners: Callable[[], Sequence[Any]]
-    max_blob_bytes: int
-    required_keys: Callable[[bytes], Sequence[tuple[str, str | None]]] | None = None
+    sample: str = sample_name()
+    make_partitioners: Callable[[], Sequence[Any]] = code()
+    max_blob_bytes: int = data(int, positive=True)
+    required_keys: Callable[[bytes], Sequence[tuple[str, str | None]]] | None = code(optional=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,9 +108,9 @@ class QuantizedSupport:
                      the output's dequantize) of the converted, fake-quantized model.
     """
 
-    sample: str
-    make_quantizer: Callable[[], Any]
-    max_steps: float = 1.0
+    sample: str = sample_name()
+    make_quantizer: Callable[[], Any] = code()
+    max_steps: float = data(float, default=1.0, positive=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,8 +125,8 @@ class DynamicShapesSupport:
                      above one bound fits ExecuTorch's capacity and reaches the backend.
     """
 
-    sample: str
-    dynamic_shapes: Callable[[], Any]
+    sample: str = sample_name()
+    dynamic_shapes: Callable[[], Any] = code()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +137,51 @@ class CompositionSupport:
              lowered with [*make_partitioners(), XnnpackPartitioner()].
     """
 
-    sample: str
+    sample: str = sample_name()
+
+
+def _operators_json(value: Any) -> Any:
+    return value.to_json()
+
+
+def _operators_back(data: Any) -> Any:
+    return OperatorSupport.from_json(data)
+
+
+def _operators_problem(value: Any) -> str | None:
+    return (
+        None if isinstance(value, OperatorSupport) else f"is a {type(value).__name__}, not an OperatorSupport"
+    )
+
+
+def _vendor_frame() -> int:
+    """The ``stacklevel`` of the first caller of ``__post_init__`` that is not the dataclass machinery (the
+    generated ``__init__``, ``dataclasses.replace``) or this module: the vendor's line."""
+    import sys
+
+    skip = {__file__, dataclasses.__file__}
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and (
+        frame.f_code.co_filename in skip or frame.f_code.co_filename.startswith("<")
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class _DeclaredOps(frozenset):
+    """``supported_ops`` as ``__post_init__`` stores it (every declared operator). ``given`` is what the
+    descriptor was given, so that a copy (``dataclasses.replace``) that does not set the field starts
+    from that, not from the union; ``origin`` is shared with the ``operators`` stored with it."""
+
+    given: Any = frozenset()
+    origin: object = None
+
+
+class _DeclaredOperators(OperatorSupport):
+    """``operators`` as ``__post_init__`` stores it (every declared operator); ``origin`` is shared with
+    the ``supported_ops`` stored with it."""
+
+    origin: object = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,46 +202,94 @@ class BackendDescriptor:
                         becomes the union of both.
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
-    runtime_libraries:  paths of the runtime libraries (hashed into the report).
+    runtime_libraries:  paths of the runtime libraries (hashed into the report; PKG-5..7 read them).
     named_data:         how the backend uses named data and .ptd files (C-NDATA-*);
                         None if it does not (the NDATA checks are then not applicable).
     quantized:          PT2E quantized flow (C-QNT-*); None if not declared.
     dynamic_shapes:     upper-bounded dynamic dimensions (C-DYN-*); None if not declared.
     composition:        lowering next to XNNPACK (C-CMP-*); None if not declared.
+
+    A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
+    of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
+    ``supported_ops`` ``d`` was given; a subclass's field defaults are given values like any other.
     """
 
-    backend_id: str
-    distribution: str
-    python_package: str
-    version: str
-    make_partitioners: Callable[[], Sequence[Any]]
-    supported_ops: frozenset[str] = frozenset()
-    sample_models: tuple[SampleModel, ...] = ()
-    load_runtime: Callable[[], Any] | None = None
-    runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
-    named_data: NamedDataSupport | None = None
-    quantized: QuantizedSupport | None = None
-    dynamic_shapes: DynamicShapesSupport | None = None
-    composition: CompositionSupport | None = None
-    operators: Any = None
+    backend_id: str = data(str)
+    distribution: str = data(str)
+    python_package: str = data(str)
+    version: str = data(str)
+    make_partitioners: Callable[[], Sequence[Any]] = code()
+    supported_ops: frozenset[str] = data(frozenset, items=str, default=frozenset())
+    sample_models: tuple[SampleModel, ...] = records(SampleModel, at_least=1)
+    load_runtime: Callable[[], Any] | None = code(optional=True)
+    runtime_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
+    named_data: NamedDataSupport | None = capability(NamedDataSupport, "named data support")
+    quantized: QuantizedSupport | None = capability(QuantizedSupport, "quantized flow")
+    dynamic_shapes: DynamicShapesSupport | None = capability(DynamicShapesSupport, "dynamic shapes")
+    composition: CompositionSupport | None = capability(CompositionSupport, "composition with XNNPACK")
+    operators: Any = custom(_operators_json, _operators_back, _operators_problem, default=None)
 
     def __post_init__(self) -> None:
-        from conformance.operators.corpus import normalize
-        from conformance.operators.support import OperatorSupport
+        """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and
+        keeps what is wrong or deprecated (never raises: ``load_descriptor`` reports it)."""
 
-        claimed = frozenset(normalize(op) for op in self.supported_ops)
+        found: list[str] = []
+        deprecated: list[str] = []
+        # A copy (dataclasses.replace) passes on the fields it does not set as stored: they carry the
+        # origin of the descriptor they were stored by. supported_ops carried over counts as what that
+        # descriptor was given; operators carried over while supported_ops is set are cut to that set.
+        ops_in, opers_in = self.supported_ops, self.operators
+        ops_origin = ops_in.origin if isinstance(ops_in, _DeclaredOps) else None
+        opers_origin = opers_in.origin if isinstance(opers_in, _DeclaredOperators) else None
+        ops_carried = ops_origin is not None and opers_origin in (None, ops_origin)
+        opers_carried = opers_origin is not None and ops_origin is None
+        given_ops = ops_in.given if ops_carried and isinstance(ops_in, _DeclaredOps) else ops_in
+        given_opers = opers_in
+        claimed: set[str] = set()
+        if not isinstance(given_ops, (set, frozenset, tuple, list)):
+            found.append(
+                f"supported_ops is {given_ops!r}, a {type(given_ops).__name__}, not a frozenset of str"
+            )
+            given_ops = frozenset()
+        for op in sorted(given_ops, key=repr):
+            if is_schema_name(op):
+                claimed.add(normalize(op))
+            elif isinstance(op, str):
+                text = notice(
+                    "supported_ops-non-schema", f"supported_ops lists {op!r}, not an operator schema name"
+                )
+                (found if is_error("supported_ops-non-schema") else deprecated).append(text)
+            else:
+                found.append(
+                    f"supported_ops holds {op!r}, a {type(op).__name__}, not an operator schema name (str)"
+                )
         try:
-            declared = OperatorSupport() if self.operators is None else OperatorSupport.coerce(self.operators)
-        except (TypeError, ValueError) as exc:
-            raise DescriptorError(f"operators: {exc}") from None
-        declared = OperatorSupport.float32(*sorted(claimed - set(declared))) | declared
+            explicit = OperatorSupport() if given_opers is None else OperatorSupport.coerce(given_opers)
+        except (TypeError, ValueError, AttributeError) as exc:
+            found.append(f"operators {given_opers!r:.80}: {exc}")
+            explicit = OperatorSupport()
+        if opers_carried:  # a copy that sets supported_ops only: that is the set
+            explicit = OperatorSupport({op: d for op, d in explicit.items() if op in claimed})
+        declared = _DeclaredOperators(
+            dict(OperatorSupport.float32(*sorted(claimed - set(explicit))) | explicit)
+        )
+        ops = _DeclaredOps(claimed | set(declared))
+        origin = object()
+        ops.given, ops.origin, declared.origin = given_ops, origin, origin
         object.__setattr__(self, "operators", declared)
-        object.__setattr__(self, "supported_ops", claimed | frozenset(declared))
+        object.__setattr__(self, "supported_ops", ops)
+        object.__setattr__(self, "_problems", tuple(found))
+        object.__setattr__(self, "_deprecations", tuple(deprecated))
+        for text in deprecated:
+            warnings.warn(text, SuiteDeprecationWarning, stacklevel=_vendor_frame())
 
     def capabilities(self) -> list[str]:
         """The optional capabilities declared, which make conditional checks apply."""
-        optional = ("named_data", "quantized", "dynamic_shapes", "composition")
-        return [name for name in optional if getattr(self, name) is not None]
+        return _capabilities(self)
+
+    def deprecations(self) -> tuple[str, ...]:
+        """The deprecated forms this descriptor uses, each message naming its replacement."""
+        return tuple(getattr(self, "_deprecations", ()))
 
     def sample(self, name: str) -> SampleModel:
         for model in self.sample_models:
@@ -187,54 +298,39 @@ class BackendDescriptor:
         raise KeyError(name)
 
 
+#: Capability -> the reason a conditional check gives when the descriptor does not declare it (the
+#: check is then exempt: ``verify`` accepts a conditional result as exempt only with this reason).
+CAPABILITY_ABSENT: dict[str, str] = capability_absent(BackendDescriptor)
+
+
+#: The key of the descriptor's JSON form that holds its deprecation messages (not a field).
+DEPRECATIONS_KEY = "deprecations"
+
+
+def to_info(descriptor: BackendDescriptor, call: Callable[[str, Callable[[], Any]], Any]) -> dict[str, Any]:
+    """The descriptor's JSON form, made in the vendor process (``call(what, fn)`` runs the vendor's
+    code there): every field by its kind, and the deprecation messages."""
+    return {**_to_json(descriptor, "", call), DEPRECATIONS_KEY: list(descriptor.deprecations())}
+
+
+def from_info(info: dict[str, Any]) -> BackendDescriptor:
+    """The descriptor rebuilt from ``to_info``'s form, in the process that judges: every callable of the
+    vendor's is a stand-in that refuses to run."""
+    descriptor = _from_json(BackendDescriptor, info)
+    object.__setattr__(descriptor, "_deprecations", tuple(info.get(DEPRECATIONS_KEY, ())))
+    return descriptor
+
+
 def _validate(obj: Any, where: str) -> BackendDescriptor:
+    """``obj`` if it is a valid descriptor; DescriptorError naming ``where`` (the descriptor), and each
+    field that is wrong with its value, otherwise."""
     if not isinstance(obj, BackendDescriptor):
         raise DescriptorError(
             f"{where} is a {type(obj).__name__}, not a conformance.descriptor.BackendDescriptor"
         )
-    if not obj.sample_models:
-        raise DescriptorError(f"{where} declares no sample_models; the suite needs at least one")
-    for i, m in enumerate(obj.sample_models):
-        if not isinstance(m, SampleModel):
-            raise DescriptorError(f"{where}.sample_models[{i}] is a {type(m).__name__}, not a SampleModel")
-        if not callable(m.make):
-            raise DescriptorError(f"{where}.sample_models[{i}] ({m.name!r}): make is not callable")
-    for attr in ("make_partitioners", "runtime_libraries"):
-        if not callable(getattr(obj, attr)):
-            raise DescriptorError(f"{where}.{attr} is a {type(getattr(obj, attr)).__name__}, not callable")
-    if obj.load_runtime is not None and not callable(obj.load_runtime):
-        raise DescriptorError(
-            f"{where}.load_runtime is a {type(obj.load_runtime).__name__}, not callable or None"
-        )
-    names = [m.name for m in obj.sample_models]
-    if len(set(names)) != len(names):
-        raise DescriptorError(f"{where} has duplicate sample model names: {names}")
-    nd = obj.named_data
-    if nd is not None:
-        if not isinstance(nd, NamedDataSupport):
-            raise DescriptorError(f"{where}.named_data is a {type(nd).__name__}, not a NamedDataSupport")
-        if nd.sample not in names:
-            raise DescriptorError(
-                f"{where}.named_data.sample {nd.sample!r} is not one of the sample_models {names}"
-            )
-        if nd.max_blob_bytes <= 0:
-            raise DescriptorError(
-                f"{where}.named_data.max_blob_bytes must be positive, not {nd.max_blob_bytes}"
-            )
-    for field, kind in (
-        ("quantized", QuantizedSupport),
-        ("dynamic_shapes", DynamicShapesSupport),
-        ("composition", CompositionSupport),
-    ):
-        support = getattr(obj, field)
-        if support is None:
-            continue
-        if not isinstance(support, kind):
-            raise DescriptorError(f"{where}.{field} is a {type(support).__name__}, not a {kind.__name__}")
-        if support.sample not in names:
-            raise DescriptorError(
-                f"{where}.{field}.sample {support.sample!r} is not one of the sample_models {names}"
-            )
+    found = list(getattr(obj, "_problems", ())) + _problems(obj)
+    if found:
+        raise DescriptorError(f"{where}: " + "; ".join(found))
     return obj
 
 

@@ -250,6 +250,7 @@ def render_page(report: dict[str, Any]) -> str:
 
     reasons = "".join(f"<li>{_e(x)}</li>" for x in _list(_get(report, "verdict_reasons")))
     warnings = "".join(f"<li>warning: {_e(x)}</li>" for x in _list(_get(report, "warnings")))
+    warnings += "".join(f"<li>deprecated: {_e(x)}</li>" for x in _list(_get(report, "deprecations")))
     summary = _get(report, "summary", {})
     counts = "".join(
         f"<span><b>{_e(v)}</b> {_e(k.replace('_', ' '))}</span>"

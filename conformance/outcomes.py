@@ -45,16 +45,6 @@ OUTCOMES = (
 #: Outcomes that make a MUST check fail the verdict in either mode.
 BAD = (FAILED, ERROR, CRASHED, TIMED_OUT, NOT_RUN, UNEXPECTED_PASS)
 
-#: The reason a conditional check gives when the backend does not declare the capability it applies to
-#: (``applies_if``): the check is then *exempt* and does not block certification. ``verify`` counts a
-#: conditional result as exempt only with this reason (or a reason the run's expectations file declared).
-CAPABILITY_ABSENT = {
-    "named_data": "the descriptor declares no named data support (named_data is None)",
-    "quantized": "the descriptor declares no quantized flow (quantized is None)",
-    "dynamic_shapes": "the descriptor declares no dynamic shapes (dynamic_shapes is None)",
-    "composition": "the descriptor declares no composition with XNNPACK (composition is None)",
-}
-
 #: Short labels for the terminal table and the badge.
 LABELS = {
     PASSED: "PASS",
@@ -67,6 +57,24 @@ LABELS = {
     EXPECTED_FAILURE: "XFAIL",
     UNEXPECTED_PASS: "XPASS",
 }
+
+
+def __getattr__(name: str):
+    """``CAPABILITY_ABSENT`` moved to ``conformance.descriptor`` (0.5.0), where it is derived from the
+    descriptor's capability fields: the old name still works, with a SuiteDeprecationWarning. Resolved
+    when the name is used, never when this module is imported, so that outcomes stays the bottom of
+    the import graph (tests/layering)."""
+    if name != "CAPABILITY_ABSENT":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    import warnings
+
+    deprecations = importlib.import_module("conformance.deprecations")
+    message = deprecations.notice("outcomes-capability-absent", "conformance.outcomes.CAPABILITY_ABSENT")
+    if deprecations.is_error("outcomes-capability-absent"):
+        raise AttributeError(message)
+    warnings.warn(message, deprecations.SuiteDeprecationWarning, stacklevel=2)
+    return importlib.import_module("conformance.descriptor").CAPABILITY_ABSENT
 
 
 class CheckFailed(AssertionError):

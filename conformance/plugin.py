@@ -491,6 +491,7 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     ]
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
+    lines += [f"  - deprecated: {text}" for text in report.get("deprecations", ())]
     return lines
 
 

@@ -13,87 +13,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from conformance.descriptor import (
-    BackendDescriptor,
-    CompositionSupport,
-    DescriptorError,
-    DynamicShapesSupport,
-    NamedDataSupport,
-    QuantizedSupport,
-    RecordedError,
-    SampleModel,
-)
+from conformance.descriptor import BackendDescriptor, DescriptorError
+from conformance.descriptor import from_info as _from_info
 from conformance.outcomes import CheckFailed
 from conformance.vendor_process import VendorProcess
 
 
-def _in_vendor_process(what: str):
-    def refuse(*_args: Any, **_kwargs: Any) -> Any:
-        raise RuntimeError(f"{what} is the vendor's code: it runs only in the vendor process (a suite bug)")
-
-    return refuse
-
-
-def _listing(found: dict[str, Any]):
-    def runtime_libraries() -> list[Path]:
-        if found["error"]:
-            raise RecordedError(found["error"].removeprefix("runtime_libraries() raised "))
-        return [Path(p) for p in found["libraries"]]
-
-    return runtime_libraries
-
-
 def from_info(text: str) -> BackendDescriptor:
-    """The descriptor rebuilt from ``vendor_worker.describe``'s JSON text."""
-    from conformance.operators.support import OperatorDeclaration, OperatorSupport
-
-    info = json.loads(text)
-    samples = tuple(
-        SampleModel(
-            m["name"],
-            _in_vendor_process(f"make() of sample model {m['name']!r}"),
-            rtol=m["rtol"],
-            atol=m["atol"],
-            delegated=m["delegated"],
-            make_inputs=_in_vendor_process("make_inputs()") if m["make_inputs"] else None,
-        )
-        for m in info["sample_models"]
-    )
-    nd = info["named_data"]
-    qn = info["quantized"]
-    dyn = info["dynamic_shapes"]
-    cmp = info["composition"]
-    return BackendDescriptor(
-        backend_id=info["backend_id"],
-        distribution=info["distribution"],
-        python_package=info["python_package"],
-        version=info["version"],
-        make_partitioners=_in_vendor_process("make_partitioners()"),
-        supported_ops=frozenset(info["supported_ops"]),
-        sample_models=samples,
-        load_runtime=_in_vendor_process("load_runtime()") if info["load_runtime"] else None,
-        runtime_libraries=_listing(info["runtime_libraries"]),
-        named_data=nd
-        and NamedDataSupport(
-            nd["sample"],
-            _in_vendor_process("named_data.make_partitioners()"),
-            nd["max_blob_bytes"],
-            _in_vendor_process("named_data.required_keys()") if nd["required_keys"] else None,
-        ),
-        quantized=qn
-        and QuantizedSupport(qn["sample"], _in_vendor_process("quantized.make_quantizer()"), qn["max_steps"]),
-        dynamic_shapes=dyn
-        and DynamicShapesSupport(dyn["sample"], _in_vendor_process("dynamic_shapes.dynamic_shapes()")),
-        composition=cmp and CompositionSupport(cmp["sample"]),
-        operators=OperatorSupport(
-            {
-                op: OperatorDeclaration(tuple(d["dtypes"]), d["dynamic"], tuple(d["without"]), d["reason"])
-                for op, d in info["operators"].items()
-            }
-        ),
-    )
+    """The descriptor rebuilt from ``vendor_worker.describe``'s JSON text (``descriptor.from_info``)."""
+    return _from_info(json.loads(text))
 
 
 def describe(spec: str, vendor: VendorProcess, timeout: float) -> tuple[BackendDescriptor, str]:

@@ -247,6 +247,7 @@ def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VE
     t.want(report, "duration_s", "", "num", required=False)
     t.want_list_of(report, "verdict_reasons", "", "str", required=False)
     t.want_list_of(report, "warnings", "", "str", required=False)
+    t.want_list_of(report, "deprecations", "", "str", required=False)
     if t.want(report, "environment", "", "dict"):
         for key in ("executorch", "torch", "python", "platform", "machine"):
             t.want(report["environment"], key, "environment", "str", "null", required=False)
@@ -514,6 +515,8 @@ class Report:
     operators: list[OperatorRow] | None = None
     target: dict[str, Any] | None = None
     models: list[dict[str, Any]] | None = None  # report-only (docs/models.md)
+    #: the deprecation warnings the run met (docs/api-stability.md); None: none met, or a report before 0.5.0
+    deprecations: list[str] | None = None
     content_sha256: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -526,6 +529,7 @@ class Report:
         "duration_s",
         "target",
         "models",
+        "deprecations",
         "content_sha256",
     )
 
@@ -689,6 +693,7 @@ def build_report(
         operators=None if operators is None else [OperatorRow.from_dict(row) for row in operators],
         target=target,
         models=models,
+        deprecations=list(descriptor.deprecations()) or None,
     )
 
 

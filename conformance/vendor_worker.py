@@ -729,49 +729,10 @@ def describe() -> dict[str, Any]:
         if _state.descriptor_plain_error is not None:
             return {"error": _state.descriptor_plain_error}
         raise VendorError(_state.descriptor_error)
-    d = _state.descriptor
+    from conformance.descriptor import to_info
+
     step("reading the descriptor's fields")
-
-    def support(value: Any, **fields: Any) -> dict[str, Any] | None:
-        return None if value is None else {"sample": value.sample, **fields}
-
-    info = {
-        "backend_id": d.backend_id,
-        "distribution": d.distribution,
-        "python_package": d.python_package,
-        "version": d.version,
-        "supported_ops": sorted(d.supported_ops),
-        "operators": {
-            op: {
-                "dtypes": list(o.dtypes),
-                "dynamic": o.dynamic,
-                "without": list(o.without),
-                "reason": o.reason,
-            }
-            for op, o in d.operators.items()
-        },
-        "sample_models": [
-            {
-                "name": m.name,
-                "rtol": float(m.rtol),
-                "atol": float(m.atol),
-                "delegated": bool(m.delegated),
-                "make_inputs": m.make_inputs is not None,
-            }
-            for m in d.sample_models
-        ],
-        "load_runtime": d.load_runtime is not None,
-        "runtime_libraries": runtime_libraries(),
-        "named_data": d.named_data
-        and support(
-            d.named_data,
-            max_blob_bytes=int(d.named_data.max_blob_bytes),
-            required_keys=d.named_data.required_keys is not None,
-        ),
-        "quantized": d.quantized and support(d.quantized, max_steps=float(d.quantized.max_steps)),
-        "dynamic_shapes": support(d.dynamic_shapes),
-        "composition": support(d.composition),
-    }
+    info = to_info(_state.descriptor, vendor_call)  # each field by its kind (conformance.descriptor_fields)
     try:  # JSON text: only str, numbers, bools and None reach the parent, never the vendor's own types
         return {"info": _plain(json.dumps(info, allow_nan=False))}
     except (TypeError, ValueError) as exc:

@@ -22,8 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.outcomes import (
-    CAPABILITY_ABSENT,
     EXPECTED_FAILURE,
     FAILED,
     MUST,

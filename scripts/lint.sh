@@ -4,6 +4,7 @@
 #   ruff format --check the Python formatting
 #   mypy                conformance/, kit/backend_kit, abi_checks/, matrix/ ([tool.mypy] in pyproject.toml)
 #   clang-format        the project's C++ (.clang-format), every tracked .cpp/.h
+#   vendor API          the suite's own vendor API against its snapshots (abi_checks/tools/suite_api.py)
 # Each failing step says how to fix it; all steps run, and the exit code is 1 if any failed.
 #
 #   bash scripts/lint.sh         check
@@ -18,7 +19,7 @@ fix=0
 case "${1:-}" in
   --fix) fix=1 ;;
   "") ;;
-  -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
   *) echo "usage: bash scripts/lint.sh [--fix]" >&2; exit 2 ;;
 esac
 
@@ -28,6 +29,7 @@ tool() {
 RUFF=$(tool ruff)
 MYPY=$(tool mypy)
 CLANG_FORMAT=$(tool clang-format)
+PYTHON=$(tool python)
 missing=()
 [ -n "$RUFF" ] || missing+=(ruff)
 [ -n "$MYPY" ] || missing+=(mypy)
@@ -77,6 +79,9 @@ if [ ${#CPP[@]} -gt 0 ]; then
   step "clang-format" "bash scripts/lint.sh --fix (runs clang-format -i on the files named above)" \
     "$CLANG_FORMAT" --dry-run -Werror --ferror-limit=3 "${CPP[@]}"
 fi
+
+step "vendor API" "if the change is meant, run: $PYTHON -m abi_checks.tools.suite_api snapshot and commit it; a break needs a deprecation first and a new minor version (docs/api-stability.md)" \
+  "$PYTHON" -m abi_checks.tools.suite_api check
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint: failed: ${failed[*]}" >&2

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.context import Context
-from conformance.descriptor import DynamicShapesSupport
-from conformance.outcomes import CAPABILITY_ABSENT, CheckFailed, NotApplicable
+from conformance.descriptor import CAPABILITY_ABSENT, DynamicShapesSupport
+from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.vendor_worker import unpack

@@ -27,6 +27,11 @@ from conformance.operators.corpus import normalize
 from conformance.operators.spec import DTYPES, FLOAT32, TRAITS
 
 
+def is_schema_name(op: object) -> bool:
+    """Whether ``op`` is an operator schema name ('aten::add.Tensor', 'my_ns::op'): text with a namespace."""
+    return isinstance(op, str) and "::" in op
+
+
 @dataclasses.dataclass(frozen=True)
 class OperatorDeclaration:
     """One operator: the dtypes it runs in, dynamic shapes, unsupported case traits (``without``: trait
@@ -64,7 +69,7 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
     ) -> None:
         found: dict[str, OperatorDeclaration] = {}
         for op, given in (declarations or {}).items():
-            if not isinstance(op, str) or "::" not in op:
+            if not is_schema_name(op):
                 raise ValueError(f"operator {op!r} is not a schema name such as 'aten::add.Tensor'")
             if isinstance(given, OperatorDeclaration):
                 value = given
@@ -120,6 +125,33 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
 
     def __repr__(self) -> str:
         return f"OperatorSupport({self._ops!r})"
+
+    def to_json(self) -> dict[str, dict[str, object]]:
+        """The JSON form (how the declaration crosses from the vendor process): operator -> each field of
+        its OperatorDeclaration, tuples as lists. A field added to OperatorDeclaration crosses with no other
+        edit, if its value is JSON data and its ``__post_init__`` accepts the form ``from_json`` gives back
+        (lists where tuples were)."""
+        return {
+            op: {
+                f.name: list(v) if isinstance(v, tuple) else v
+                for f in dataclasses.fields(OperatorDeclaration)
+                for v in (getattr(decl, f.name),)
+            }
+            for op, decl in self._ops.items()
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Mapping[str, object]]) -> OperatorSupport:
+        """The OperatorSupport of ``to_json``'s form."""
+        names = {f.name for f in dataclasses.fields(OperatorDeclaration)}
+        return cls(
+            {
+                op: OperatorDeclaration(
+                    **{k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in names}  # type: ignore[arg-type]
+                )
+                for op, d in data.items()
+            }
+        )
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every declared (operator, dtype), in declaration order."""

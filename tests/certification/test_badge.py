@@ -11,7 +11,7 @@ from templates import finish, make_report
 
 from conformance.badge import badge_fields
 from conformance.checks import all_checks
-from conformance.outcomes import CAPABILITY_ABSENT
+from conformance.descriptor import CAPABILITY_ABSENT
 
 N = len(all_checks())
 

@@ -21,7 +21,7 @@ from templates import finish, real_report
 
 from conformance import attestation as att
 from conformance.cli import main
-from conformance.outcomes import CAPABILITY_ABSENT
+from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.report import seal
 from conformance.rerun import rerun_command
 from conformance.verify import check_report

@@ -11,7 +11,7 @@ import pytest
 from templates import finish, make_report
 
 from conformance.checks import all_checks
-from conformance.outcomes import CAPABILITY_ABSENT
+from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.released import releases
 from conformance.report import seal
 from conformance.verify import check_report, verify_report

@@ -12,7 +12,7 @@ import pytest
 from suite_runner import PLAIN_PYTEST, results_by_id, run_suite
 
 from conformance.checks import all_checks
-from conformance.outcomes import CAPABILITY_ABSENT
+from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.version import SUITE_VERSION
 
 
