@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # The project's tests: sets up .venv (scripts/bootstrap.sh), then runs pytest.
+#   bash scripts/test.sh           the default tier: every module, without the tests marked `full`
+#   bash scripts/test.sh --full    every test, the full tier included (what CI runs)
+# Other arguments go to pytest (bash scripts/test.sh -q tests/abi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tier=(-m "not full")
+args=()
+for a in "$@"; do
+  if [ "$a" = --full ]; then tier=(); else args+=("$a"); fi
+done
 bash scripts/bootstrap.sh
 # worksteal: the slowest tests (whole suite runs) come last in collection order; idle workers take them over.
-exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
+exec .venv/bin/python -m pytest -n 2 --dist worksteal "${tier[@]}" "${args[@]}"
