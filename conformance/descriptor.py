@@ -140,6 +140,14 @@ class BackendDescriptor:
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
     runtime_libraries:  paths of the runtime libraries (hashed into the report).
+    registered_at_import: True for a backend that ExecuTorch's own Python runtime registers when
+                        ``executorch.runtime`` is imported (a library its pybindings NEED: XNNPACK,
+                        OpenVINO, QNN in the 1.5 wheels), before load_runtime() runs; RT-1 then
+                        checks that it is registered by one of runtime_libraries() (C-RT-1).
+    engine_libraries:   paths of the libraries the runtime library opens itself at run time
+                        (dlopen), such as an inference engine found through an environment variable
+                        (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
+                        runtime_libraries().
     named_data:         how the backend uses named data and .ptd files (C-NDATA-*);
                         None if it does not (the NDATA checks are then not applicable).
     quantized:          PT2E quantized flow (C-QNT-*); None if not declared.
@@ -156,6 +164,8 @@ class BackendDescriptor:
     sample_models: tuple[SampleModel, ...] = ()
     load_runtime: Callable[[], Any] | None = None
     runtime_libraries: Callable[[], Sequence[Path]] = lambda: ()
+    registered_at_import: bool = False
+    engine_libraries: Callable[[], Sequence[Path]] = lambda: ()
     named_data: NamedDataSupport | None = None
     quantized: QuantizedSupport | None = None
     dynamic_shapes: DynamicShapesSupport | None = None
@@ -199,12 +209,16 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
             raise DescriptorError(f"{where}.sample_models[{i}] is a {type(m).__name__}, not a SampleModel")
         if not callable(m.make):
             raise DescriptorError(f"{where}.sample_models[{i}] ({m.name!r}): make is not callable")
-    for attr in ("make_partitioners", "runtime_libraries"):
+    for attr in ("make_partitioners", "runtime_libraries", "engine_libraries"):
         if not callable(getattr(obj, attr)):
             raise DescriptorError(f"{where}.{attr} is a {type(getattr(obj, attr)).__name__}, not callable")
     if obj.load_runtime is not None and not callable(obj.load_runtime):
         raise DescriptorError(
             f"{where}.load_runtime is a {type(obj.load_runtime).__name__}, not callable or None"
+        )
+    if not isinstance(obj.registered_at_import, bool):
+        raise DescriptorError(
+            f"{where}.registered_at_import is a {type(obj.registered_at_import).__name__}, not True or False"
         )
     names = [m.name for m in obj.sample_models]
     if len(set(names)) != len(names):

@@ -36,10 +36,10 @@ def _in_vendor_process(what: str):
     return refuse
 
 
-def _listing(found: dict[str, Any]):
+def _listing(found: dict[str, Any], which: str = "runtime_libraries"):
     def runtime_libraries() -> list[Path]:
         if found["error"]:
-            raise RecordedError(found["error"].removeprefix("runtime_libraries() raised "))
+            raise RecordedError(found["error"].removeprefix(f"{which}() raised "))
         return [Path(p) for p in found["libraries"]]
 
     return runtime_libraries
@@ -75,6 +75,10 @@ def from_info(text: str) -> BackendDescriptor:
         sample_models=samples,
         load_runtime=_in_vendor_process("load_runtime()") if info["load_runtime"] else None,
         runtime_libraries=_listing(info["runtime_libraries"]),
+        registered_at_import=info.get("registered_at_import", False),
+        engine_libraries=_listing(
+            info.get("engine_libraries") or {"libraries": [], "error": None}, "engine_libraries"
+        ),
         named_data=nd
         and NamedDataSupport(
             nd["sample"],
@@ -89,7 +93,13 @@ def from_info(text: str) -> BackendDescriptor:
         composition=cmp and CompositionSupport(cmp["sample"]),
         operators=OperatorSupport(
             {
-                op: OperatorDeclaration(tuple(d["dtypes"]), d["dynamic"], tuple(d["without"]), d["reason"])
+                op: OperatorDeclaration(
+                    tuple(d["dtypes"]),
+                    d["dynamic"],
+                    tuple(d["without"]),
+                    d["reason"],
+                    tuple(tuple(t) for t in d.get("tolerances", ())),
+                )
                 for op, d in info["operators"].items()
             }
         ),

@@ -41,6 +41,8 @@ class CaseResult:
     rtol: float | None = None
     atol: float | None = None
     ran: bool = False
+    #: judged with a tolerance the descriptor declares (OperatorDeclaration.tolerances), wider than the corpus's
+    declared_tolerance: bool = False
 
     def delegated(self, backend_id: str) -> bool:
         return self.lowering_error is None and not self.cpu_ops and backend_id in self.backends
@@ -203,7 +205,17 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
                 ", ".join(record["cpu_ops"]) or "no delegate of the backend"
             )
             continue
-        _compare(r, actual, expected, record["rtol"], record["atol"])
+        rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record["rtol"], record["atol"])
+        _compare(r, actual, expected, rtol, atol)
+
+
+def tolerance_for(ctx: Context, case: Case, rtol: float, atol: float) -> tuple[float, float, bool]:
+    """(rtol, atol, declared) a case's results are judged with: the corpus's (``rtol``, ``atol``) widened
+    to what the descriptor declares for the case's operator and dtype; ``declared`` when that widened it."""
+    declared = ctx.descriptor.operators[case.op].tolerance(case.dtype)
+    if declared is None or (declared[0] <= rtol and declared[1] <= atol):
+        return rtol, atol, False
+    return max(rtol, declared[0]), max(atol, declared[1]), True
 
 
 def _compare(r: CaseResult, actual: list[Any], expected: list[Any], rtol: float, atol: float) -> None:

@@ -1,0 +1,181 @@
+"""A descriptor of ExecuTorch's own XNNPACK delegate, as the executorch 1.5.1 wheel ships it.
+
+XNNPACK's runtime is linked into ExecuTorch's Python runtime (``_C`` NEEDS
+``lib/libexecutorch_backend_xnnpack.so``), so it is registered when ``executorch.runtime`` is
+imported, before any load_runtime(): the descriptor says so (``registered_at_import``) and
+load_runtime() loads nothing.
+
+The operators and dtypes are what XnnpackPartitioner claims in ExecuTorch 1.5.1 for float32, as
+found by running the corpus (OPS-1) with every corpus operator declared:
+``python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR --discover``.
+Traits it does not claim are declared with ``without``.
+
+Capabilities: the PT2E quantized flow with ExecuTorch's XNNPACKQuantizer (symmetric int8) and
+upper-bounded dynamic shapes are declared. Named data is not: XNNPACK keeps its constants in the
+named data of the .pte, and moving them into a .ptd takes an export-time pass
+(``executorch.exir.passes.external_constants_pass``) rather than a partitioner's compile spec, which
+``NamedDataSupport`` cannot express. Composition (lowering next to XNNPACK) is not meaningful for
+XNNPACK itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from conformance.descriptor import BackendDescriptor, DynamicShapesSupport, QuantizedSupport, SampleModel
+from conformance.operators import OperatorSupport
+from scoreboard.wheel import executorch_lib, executorch_version
+
+
+def _partitioners():
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    return [XnnpackPartitioner()]
+
+
+def _load_runtime():
+    """XNNPACK is linked into ExecuTorch's Python runtime (registered at import): nothing to load."""
+    return
+
+
+def runtime_libraries() -> list[Path]:
+    """The library that registers XnnpackBackend: the wheel's lib/libexecutorch_backend_xnnpack.so."""
+    return [executorch_lib("libexecutorch_backend_xnnpack.so")]
+
+
+def _quantizer():
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+
+    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+
+
+class _ConvNet(torch.nn.Module):
+    """conv2d + relu, add, linear: what XNNPACKQuantizer annotates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.fc((y + y).flatten(1))
+
+
+class _TokenMLP(torch.nn.Module):
+    """x [batch, tokens, 16]; both leading dimensions dynamic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 16)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x))) + x
+
+
+def _dynamic_shapes():
+    return ({0: torch.export.Dim("batch", max=4), 1: torch.export.Dim("tokens", max=8)},)
+
+
+class _Small(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+#: operator -> the traits of its cases XnnpackPartitioner does not claim (found with --discover)
+FLOAT32_OPS: dict[str, tuple[str, ...]] = {
+    "aten::add.Tensor": ("empty",),
+    "aten::sub.Tensor": ("empty",),
+    "aten::mul.Tensor": ("empty",),
+    "aten::div.Tensor": ("empty",),
+    "aten::pow.Tensor_Scalar": ("empty",),
+    "aten::maximum": ("empty",),
+    "aten::minimum": ("empty",),
+    "aten::neg": ("empty",),
+    "aten::abs": ("empty",),
+    "aten::ceil": ("empty",),
+    "aten::floor": ("empty",),
+    "aten::sqrt": ("empty",),
+    "aten::rsqrt": ("empty",),
+    "aten::exp": ("empty",),
+    "aten::log": ("empty",),
+    "aten::clamp": ("empty",),
+    "aten::relu": ("empty",),
+    "aten::sigmoid": ("empty",),
+    "aten::tanh": ("empty",),
+    "aten::gelu": ("empty",),
+    "aten::silu": ("empty",),
+    "aten::log_sigmoid_forward": ("empty",),
+    "aten::leaky_relu": ("empty",),
+    "aten::hardtanh": ("empty",),
+    "aten::hardsigmoid": ("empty",),
+    "aten::hardswish": ("empty",),
+    "aten::view_copy": ("empty",),
+    "aten::permute_copy": ("empty",),
+    "aten::cat": ("empty",),
+    "aten::glu": (),
+    "aten::_prelu_kernel": ("case:rank2_single", "case:rank1"),
+    "aten::_softmax": ("case:rank3_dim1",),
+    "aten::mean.dim": (
+        "case:rank1_all",
+        "case:rank2_last",
+        "case:rank2_first_keepdim",
+        "case:rank3_middle",
+        "case:rank4_channels_last",
+        "case:size1_dim",
+        "case:long",
+        "case:stress",
+    ),
+    "aten::linear": (),
+    "aten::bmm": (),
+    "aten::convolution": ("case:conv3d", "case:conv_transpose3d"),
+    "aten::avg_pool2d": ("case:k3_s1_pad", "case:k3_s2_ceil"),
+    "aten::max_pool2d_with_indices": ("case:with_indices",),
+    "aten::upsample_bilinear2d.vec": (),
+    "aten::unsqueeze_copy": ("case:front",),
+    "aten::slice_copy.Tensor": ("empty", "case:step2"),
+    "aten::stack": (),
+    "aten::lstm.input": (),
+}
+
+OPERATORS = OperatorSupport(
+    {op: OperatorSupport.float32(op, without=without)[op] for op, without in FLOAT32_OPS.items()}
+)
+
+
+def descriptor(operators=None) -> BackendDescriptor:
+    return BackendDescriptor(
+        backend_id="XnnpackBackend",
+        distribution="executorch",
+        python_package="executorch.backends.xnnpack",
+        version=executorch_version(),
+        make_partitioners=_partitioners,
+        sample_models=(
+            SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),
+            SampleModel(
+                "convnet",
+                lambda: (_ConvNet(), (torch.randn(2, 3, 8, 8),)),
+                make_inputs=lambda g: (torch.randn(2, 3, 8, 8, generator=g),),
+            ),
+            SampleModel("tokens", lambda: (_TokenMLP(), (torch.randn(2, 6, 16),))),
+        ),
+        load_runtime=_load_runtime,
+        runtime_libraries=runtime_libraries,
+        registered_at_import=True,
+        quantized=QuantizedSupport("convnet", _quantizer, max_steps=1.0),
+        dynamic_shapes=DynamicShapesSupport("tokens", _dynamic_shapes),
+        operators=OPERATORS if operators is None else operators,
+    )
+
+
+DESCRIPTOR = descriptor()
