@@ -277,7 +277,12 @@ def load_descriptor(spec: str) -> BackendDescriptor:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from None
+        from conformance.import_hints import hint
+
+        found = hint(exc)
+        raise DescriptorError(
+            f"cannot import {module_name!r} for backend {spec!r}: {exc}" + (f": {found}" if found else "")
+        ) from None
     except (Exception, SystemExit) as exc:  # noqa: BLE001  the vendor's module raised while being imported
         raise DescriptorError(
             f"importing {module_name!r} for backend {spec!r} raised {type(exc).__name__}: {exc}"

@@ -300,6 +300,11 @@ def _one_line(exc: BaseException) -> str:
     ]
     if frames:
         text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
+    if isinstance(exc, ImportError):
+        from conformance.import_hints import hint
+
+        found = hint(exc)
+        text += f": {found}" if found else ""
     return text
 
 
