@@ -279,9 +279,9 @@ def load_descriptor(spec: str) -> BackendDescriptor:
     except ImportError as exc:
         from conformance.import_hints import hint
 
-        found = hint(exc)
+        missing = hint(exc)
         raise DescriptorError(
-            f"cannot import {module_name!r} for backend {spec!r}: {exc}" + (f": {found}" if found else "")
+            f"cannot import {module_name!r} for backend {spec!r}: {exc}" + (f": {missing}" if missing else "")
         ) from None
     except (Exception, SystemExit) as exc:  # noqa: BLE001  the vendor's module raised while being imported
         raise DescriptorError(

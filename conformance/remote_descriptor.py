@@ -99,6 +99,7 @@ def from_info(text: str) -> BackendDescriptor:
                     tuple(d["without"]),
                     d["reason"],
                     tuple(tuple(t) for t in d.get("tolerances", ())),
+                    tuple(tuple(t) for t in d.get("computes_in", ())),
                 )
                 for op, d in info["operators"].items()
             }

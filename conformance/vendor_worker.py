@@ -765,6 +765,7 @@ def describe() -> dict[str, Any]:
                 "without": list(o.without),
                 "reason": o.reason,
                 "tolerances": [list(t) for t in o.tolerances],
+                "computes_in": [list(t) for t in o.computes_in],
             }
             for op, o in d.operators.items()
         },

@@ -59,7 +59,9 @@ def cpu_flags() -> list[str]:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
         return []
-    flags = set(re.search(r"^flags\s*:(.*)$", text, re.MULTILINE).group(1).split()) if "flags" in text else set()
+    flags = (
+        set(re.search(r"^flags\s*:(.*)$", text, re.MULTILINE).group(1).split()) if "flags" in text else set()
+    )
     return sorted(flags & {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_tile"})
 
 

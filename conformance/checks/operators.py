@@ -95,8 +95,13 @@ def _declared_tolerances(ctx: Context, found: list[runner.CaseResult]) -> str:
     if not widened:
         return ""
     pairs = sorted({(r.case.op, r.case.dtype) for r in widened})
-    declared = {ctx.descriptor.operators[op].tolerance(dtype) for op, dtype in pairs}
-    spelled = ", ".join(f"rtol {t[0]:g} atol {t[1]:g}" for t in sorted(d for d in declared if d))
+    declared: set[str] = set()
+    for op, dtype in pairs:
+        decl = ctx.descriptor.operators[op]
+        tolerance, precision = decl.tolerance(dtype), decl.precision(dtype)
+        declared |= {f"rtol {tolerance[0]:g} atol {tolerance[1]:g}"} if tolerance else set()
+        declared |= {f"{dtype} computed in {precision}"} if precision else set()
+    spelled = ", ".join(sorted(declared))
     return (
         f"; {len(widened)} cases of {len(pairs)} operator/dtype pairs were judged with the wider tolerances "
         f"the descriptor declares ({spelled}) instead of the corpus's"

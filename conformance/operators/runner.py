@@ -205,17 +205,24 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
                 ", ".join(record["cpu_ops"]) or "no delegate of the backend"
             )
             continue
-        rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record["rtol"], record["atol"])
+        rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record)
         _compare(r, actual, expected, rtol, atol)
 
 
-def tolerance_for(ctx: Context, case: Case, rtol: float, atol: float) -> tuple[float, float, bool]:
-    """(rtol, atol, declared) a case's results are judged with: the corpus's (``rtol``, ``atol``) widened
-    to what the descriptor declares for the case's operator and dtype; ``declared`` when that widened it."""
-    declared = ctx.descriptor.operators[case.op].tolerance(case.dtype)
-    if declared is None or (declared[0] <= rtol and declared[1] <= atol):
+def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[float, float, bool]:
+    """(rtol, atol, declared) a case's results are judged with: the corpus's (the task's record) widened to
+    what the descriptor declares for the case's operator and dtype, a tolerance or the corpus's tolerance
+    for the lower precision it computes in; ``declared`` when that widened it."""
+    rtol, atol = record["rtol"], record["atol"]
+    declaration = ctx.descriptor.operators[case.op]
+    wider = [declaration.tolerance(case.dtype)]
+    precision = declaration.precision(case.dtype)
+    if precision is not None and not case.tolerance.steps:
+        wider.append(case.tolerance.bounds(precision, record.get("magnitude", 1.0), case.reduction))
+    found = [(r, a) for r, a in (w for w in wider if w) if r > rtol or a > atol]
+    if not found:
         return rtol, atol, False
-    return max(rtol, declared[0]), max(atol, declared[1]), True
+    return max(rtol, *(r for r, _ in found)), max(atol, *(a for _, a in found)), True
 
 
 def _compare(r: CaseResult, actual: list[Any], expected: list[Any], rtol: float, atol: float) -> None:

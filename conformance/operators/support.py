@@ -23,6 +23,11 @@ float32 in bf16, say) declares its own, per operator and dtype, as (rtol, atol):
     OperatorSupport.float32("aten::mm", tolerance=(2**-6, 2**-6))
     support.with_tolerance(2**-6, 2**-6, dtype="float32")   # every declared float32 operator
 
+or, for a backend that computes in a lower precision, the precision, so that each case is judged
+with the corpus's own tolerance for that precision (which grows with the case's reduction length)::
+
+    support.computing_in("bfloat16", dtype="float32")
+
 A case then passes within the larger of the corpus's tolerance and the declared one, and the report
 says which operators were judged with a declared tolerance.
 """
@@ -34,7 +39,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 
 from conformance.operators.corpus import normalize
-from conformance.operators.spec import DTYPES, FLOAT32, TRAITS
+from conformance.operators.spec import DTYPES, EPS, FLOAT32, TRAITS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +54,14 @@ class OperatorDeclaration:
     #: (dtype, rtol, atol) the backend declares for its results, widening the corpus's tolerance; given as
     #: a mapping dtype -> (rtol, atol) or one (rtol, atol) for every dtype of the declaration
     tolerances: tuple[tuple[str, float, float], ...] = ()
+    #: (dtype, precision): results of dtype are computed in the lower float precision (a backend that computes
+    #: float32 in bfloat16) and judged with the corpus's tolerance for that precision; given as a mapping
+    #: dtype -> precision, or one precision for every float dtype of the declaration
+    computes_in: tuple[tuple[str, str], ...] = ()
+
+    def precision(self, dtype: str) -> str | None:
+        """The precision results of ``dtype`` are declared to be computed in, or None."""
+        return dict(self.computes_in).get(dtype)
 
     def tolerance(self, dtype: str) -> tuple[float, float] | None:
         """The (rtol, atol) declared for results of ``dtype``, or None."""
@@ -75,6 +88,30 @@ class OperatorDeclaration:
         object.__setattr__(self, "dtypes", tuple(dict.fromkeys(dtypes)))
         object.__setattr__(self, "without", tuple(sorted(set(without))))
         object.__setattr__(self, "tolerances", _tolerances(self.tolerances, self.dtypes))
+        object.__setattr__(self, "computes_in", _precisions(self.computes_in, self.dtypes))
+
+
+def _precisions(given, dtypes: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``given`` (a precision, a mapping dtype -> precision, or (dtype, precision) pairs) as sorted pairs."""
+    if not given:
+        return ()
+    if isinstance(given, str):
+        pairs = [(d, given) for d in dtypes if d in EPS]
+    elif isinstance(given, Mapping):
+        pairs = list(given.items())
+    else:
+        pairs = [tuple(p) for p in given]
+    for d, precision in pairs:
+        if d not in dtypes:
+            raise ValueError(
+                f"computes_in names {d!r}, but the operator is declared for {', '.join(dtypes)} only"
+            )
+        if precision not in EPS or d not in EPS or EPS[precision] < EPS[d]:
+            raise ValueError(
+                f"computes_in says {d} results are computed in {precision!r}: give a float dtype no more precise "
+                f"than {d} ({', '.join(k for k in EPS if EPS[k] >= EPS.get(d, 0))})"
+            )
+    return tuple(sorted(dict(pairs).items()))
 
 
 def _tolerances(given, dtypes: tuple[str, ...]) -> tuple[tuple[str, float, float], ...]:
@@ -135,18 +172,50 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
         without: Iterable[str] = (),
         reason: str = "",
         tolerance=(),
+        computes_in=(),
     ) -> OperatorSupport:
-        """``tolerance``: (rtol, atol) for every dtype, or a mapping dtype -> (rtol, atol)."""
+        """``tolerance``: (rtol, atol) for every dtype, or a mapping dtype -> (rtol, atol); ``computes_in``: the
+        lower precision the results are computed in (one for every float dtype, or a mapping)."""
         declaration = OperatorDeclaration(
-            tuple([dtypes] if isinstance(dtypes, str) else dtypes), dynamic, tuple(without), reason, tolerance
+            tuple([dtypes] if isinstance(dtypes, str) else dtypes),
+            dynamic,
+            tuple(without),
+            reason,
+            tolerance,
+            computes_in,
         )
         return cls(dict.fromkeys(ops, declaration))
 
     @classmethod
     def float32(
-        cls, *ops: str, dynamic: bool = False, without: Iterable[str] = (), reason: str = "", tolerance=()
+        cls,
+        *ops: str,
+        dynamic: bool = False,
+        without: Iterable[str] = (),
+        reason: str = "",
+        tolerance=(),
+        computes_in=(),
     ):
-        return cls.of((FLOAT32,), *ops, dynamic=dynamic, without=without, reason=reason, tolerance=tolerance)
+        return cls.of(
+            (FLOAT32,),
+            *ops,
+            dynamic=dynamic,
+            without=without,
+            reason=reason,
+            tolerance=tolerance,
+            computes_in=computes_in,
+        )
+
+    def computing_in(self, precision: str, dtype: str = FLOAT32) -> OperatorSupport:
+        """A copy in which every operator declared for ``dtype`` says its results are computed in ``precision``
+        (a backend that computes float32 in bfloat16 by default)."""
+        changed = {}
+        for op, decl in self._ops.items():
+            merged = dict(decl.computes_in) | {dtype: precision}
+            changed[op] = (
+                dataclasses.replace(decl, computes_in=tuple(merged.items())) if dtype in decl.dtypes else decl
+            )
+        return OperatorSupport(changed)
 
     def with_tolerance(
         self, rtol: float, atol: float, dtype: str | None = None, ops: Iterable[str] | None = None
