@@ -12,8 +12,8 @@ PyTorch (NaN matches NaN; otherwise within 8 ULP).
 
 Seen (x86-64, executorch 1.5.1): maximum and minimum drop a NaN operand (IEEE maxNum/minNum; torch
 propagates NaN), max_pool2d does the same inside its window, log_sigmoid(NaN) is not NaN, sigmoid and
-silu of -max/4 are NaN (0 and -0 in eager: exp overflows and inf/inf is taken), and rsqrt has NaN
-where eager does not. Each line names the inputs, eager's result and XNNPACK's.
+silu of +-max/4 are NaN (1 and 0, max/4 and -0 in eager), and rsqrt(0) and rsqrt(-0) are NaN (inf
+and -inf in eager). Each line names the inputs, eager's result and XNNPACK's.
 
 Exit status: 1 while any operator differs, 0 when all agree.
 """
