@@ -34,7 +34,9 @@ class Op(torch.nn.Module):
 
 def run(fn, x: torch.Tensor) -> tuple[str, bool]:
     program = torch.export.export(Op(fn).eval(), (x,))
-    edge = to_edge_transform_and_lower(program, partitioner=[OpenvinoPartitioner([CompileSpec("device", b"CPU")])])
+    edge = to_edge_transform_and_lower(
+        program, partitioner=[OpenvinoPartitioner([CompileSpec("device", b"CPU")])]
+    )
     pte = edge.to_executorch().buffer
     expected = fn(x)
     try:
