@@ -30,6 +30,7 @@ import torch
 
 from conformance.descriptor import BackendDescriptor, QuantizedSupport, SampleModel
 from conformance.operators import OperatorSupport
+from scoreboard.samples import MLP, ConvNet, convnet_inputs
 from scoreboard.wheel import executorch_lib, executorch_version
 
 #: bf16 has 8 significant bits: a result is within 2^-8 relative of the float32 one per rounding, and
@@ -70,27 +71,6 @@ def _quantizer():
     return OpenVINOQuantizer()
 
 
-class _Small(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = torch.nn.Linear(16, 32)
-        self.fc2 = torch.nn.Linear(32, 8)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
-
-
-class _ConvNet(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.fc = torch.nn.Linear(8 * 8 * 8, 10)
-
-    def forward(self, x):
-        y = torch.relu(self.conv(x))
-        return self.fc((y + y).flatten(1))
-
-
 #: Corpus operators OpenvinoPartitioner (openvino 2025.4.1) leaves on ExecuTorch's CPU kernels
 NOT_CLAIMED = ("aten::trunc", "aten::round")
 #: operator -> the traits of its cases it does not claim
@@ -129,13 +109,13 @@ def descriptor(operators=None) -> BackendDescriptor:
         version=executorch_version(),
         make_partitioners=_partitioners,
         sample_models=(
-            SampleModel("small", lambda: (_Small(), (torch.randn(4, 16),)), rtol=BF16_RTOL, atol=BF16_ATOL),
+            SampleModel("small", lambda: (MLP(), (torch.randn(4, 16),)), rtol=BF16_RTOL, atol=BF16_ATOL),
             SampleModel(
                 "convnet",
-                lambda: (_ConvNet(), (torch.randn(2, 3, 8, 8),)),
+                lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)),
                 rtol=BF16_RTOL,
                 atol=BF16_ATOL,
-                make_inputs=lambda g: (torch.randn(2, 3, 8, 8, generator=g),),
+                make_inputs=convnet_inputs,
             ),
         ),
         load_runtime=_load_runtime,

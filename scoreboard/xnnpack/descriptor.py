@@ -26,6 +26,7 @@ import torch
 
 from conformance.descriptor import BackendDescriptor, DynamicShapesSupport, QuantizedSupport, SampleModel
 from conformance.operators import OperatorSupport
+from scoreboard.samples import ConvNet, TokenMLP, convnet_inputs, token_dims
 from scoreboard.wheel import executorch_lib, executorch_version
 
 
@@ -52,35 +53,6 @@ def _quantizer():
     )
 
     return XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
-
-
-class _ConvNet(torch.nn.Module):
-    """conv2d + relu, add, linear: what XNNPACKQuantizer annotates."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.fc = torch.nn.Linear(8 * 8 * 8, 10)
-
-    def forward(self, x):
-        y = torch.relu(self.conv(x))
-        return self.fc((y + y).flatten(1))
-
-
-class _TokenMLP(torch.nn.Module):
-    """x [batch, tokens, 16]; both leading dimensions dynamic."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = torch.nn.Linear(16, 32)
-        self.fc2 = torch.nn.Linear(32, 16)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x))) + x
-
-
-def _dynamic_shapes():
-    return ({0: torch.export.Dim("batch", max=4), 1: torch.export.Dim("tokens", max=8)},)
 
 
 class _Small(torch.nn.Module):
@@ -164,16 +136,16 @@ def descriptor(operators=None) -> BackendDescriptor:
             SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),
             SampleModel(
                 "convnet",
-                lambda: (_ConvNet(), (torch.randn(2, 3, 8, 8),)),
-                make_inputs=lambda g: (torch.randn(2, 3, 8, 8, generator=g),),
+                lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)),
+                make_inputs=convnet_inputs,
             ),
-            SampleModel("tokens", lambda: (_TokenMLP(), (torch.randn(2, 6, 16),))),
+            SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
         ),
         load_runtime=_load_runtime,
         runtime_libraries=runtime_libraries,
         registered_at_import=True,
         quantized=QuantizedSupport("convnet", _quantizer, max_steps=1.0),
-        dynamic_shapes=DynamicShapesSupport("tokens", _dynamic_shapes),
+        dynamic_shapes=DynamicShapesSupport("tokens", token_dims),
         operators=OPERATORS if operators is None else operators,
     )
 
