@@ -17,7 +17,7 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.operators import corpus
-from conformance.operators.spec import Case
+from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed
 from conformance.probes import assert_outputs_close
 from conformance.vendor_worker import unpack
@@ -218,7 +218,9 @@ def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[flo
     wider = [declaration.tolerance(case.dtype)]
     precision = declaration.precision(case.dtype)
     if precision is not None and not case.tolerance.steps:
-        wider.append(case.tolerance.bounds(precision, record.get("magnitude", 1.0), case.reduction))
+        rtol_p, atol_p = case.tolerance.bounds(precision, record.get("magnitude", 1.0), case.reduction)
+        # at least one rounding to the precision: even a copy's values are rounded to it
+        wider.append((max(rtol_p, EPS[precision]), max(atol_p, TINY[precision])))
     found = [(r, a) for r, a in (w for w in wider if w) if r > rtol or a > atol]
     if not found:
         return rtol, atol, False
