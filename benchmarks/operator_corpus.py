@@ -2,8 +2,8 @@
 through the vendor process exactly as the suite runs it.
 
     .venv/bin/python benchmarks/operator_corpus.py [--backend ReferenceBackend] [--batch 48] [--ops a,b]
-    .venv/bin/python benchmarks/operator_corpus.py --backend xnnpack_descriptor:DESCRIPTOR
-    .venv/bin/python benchmarks/operator_corpus.py --backend xnnpack_descriptor:DESCRIPTOR --discover
+    .venv/bin/python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR
+    .venv/bin/python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR --discover
 
 Prints the cases, the wall time (vendor process start-up included, and
 separately), the time per case, and the per-operator rows. ``--discover``
@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "operators"))  # xnnpack_descriptor
 
 
 def main() -> int:

@@ -294,11 +294,11 @@ def dynamic_flow(name: str) -> dict[str, Any]:
             "inputs": pack(made),
             "shapes": [list(t.shape) for t in made],
         }
-        if within:
-            with torch.no_grad():
-                case["expected"] = pack(
-                    _outputs(vendor_call(f"eager forward of sample model {name!r}", module, *made))
-                )
+        # above a bound too: a backend that computes such a size must compute it right (C-DYN-2)
+        with torch.no_grad():
+            case["expected"] = pack(
+                _outputs(vendor_call(f"eager forward of sample model {name!r}", module, *made))
+            )
         cases.append(case)
     return {"pte": pte, "bounds": bounds, "cases": cases}
 

@@ -208,6 +208,14 @@ class BackendDescriptor:
     quantized:          PT2E quantized flow (C-QNT-*); None if not declared.
     dynamic_shapes:     upper-bounded dynamic dimensions (C-DYN-*); None if not declared.
     composition:        lowering next to XNNPACK (C-CMP-*); None if not declared.
+    registered_at_import: True for a backend that ExecuTorch's own Python runtime registers when
+                        ``executorch.runtime`` is imported (a library its pybindings NEED: XNNPACK,
+                        OpenVINO, QNN in the 1.5 wheels), before load_runtime() runs; RT-1 then
+                        checks that it is registered by one of runtime_libraries() (C-RT-1).
+    engine_libraries:   paths of the libraries the runtime library opens itself at run time
+                        (dlopen), such as an inference engine found through an environment variable
+                        (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
+                        runtime_libraries().
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -228,6 +236,8 @@ class BackendDescriptor:
     dynamic_shapes: DynamicShapesSupport | None = capability(DynamicShapesSupport, "dynamic shapes")
     composition: CompositionSupport | None = capability(CompositionSupport, "composition with XNNPACK")
     operators: Any = custom(_operators_json, _operators_back, _operators_problem, default=None)
+    registered_at_import: bool = data(bool, default=False)
+    engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and
@@ -359,7 +369,12 @@ def load_descriptor(spec: str) -> BackendDescriptor:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise DescriptorError(f"cannot import {module_name!r} for backend {spec!r}: {exc}") from None
+        from conformance.import_hints import hint
+
+        missing = hint(exc)
+        raise DescriptorError(
+            f"cannot import {module_name!r} for backend {spec!r}: {exc}" + (f": {missing}" if missing else "")
+        ) from None
     except (Exception, SystemExit) as exc:  # noqa: BLE001  the vendor's module raised while being imported
         raise DescriptorError(
             f"importing {module_name!r} for backend {spec!r} raised {type(exc).__name__}: {exc}"

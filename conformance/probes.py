@@ -48,8 +48,19 @@ def assert_outputs_close(
             )
         diff = (a64 - e64).abs().nan_to_num(nan=0.0, posinf=float("inf"))
         worst = tuple(int(k) for k in torch.nonzero(diff == diff.max())[0])
+        # The element that exceeds its bound (atol + rtol * |expected|) most: the largest difference may be
+        # within a large element's bound while a small element is out of its own.
+        bound = atol + rtol * e64.abs().nan_to_num(nan=0.0, posinf=float("inf"))
+        excess = torch.where(diff > bound, diff / bound.clamp_min(float.fromhex("0x1p-1074")), 0.0)
+        outside = tuple(int(k) for k in torch.nonzero(excess == excess.max())[0])
+        also = (
+            ""
+            if outside == worst or not bool(excess.any())
+            else f"; the bound is exceeded most at index {outside} (runtime {float(a64[outside]):.6g}, {short} "
+            f"{float(e64[outside]):.6g}: difference {float(diff[outside]):.3g}, bound {float(bound[outside]):.3g})"
+        )
         raise CheckFailed(
             f"{label} output {i} differs from {reference}: max abs difference {float(diff.max()):.3g} at index "
             f"{worst} (runtime {float(a64[worst]):.6g}, {short} {float(e64[worst]):.6g}) exceeds the declared "
-            f"tolerance (rtol={rtol}, atol={atol})"
+            f"tolerance (rtol={rtol}, atol={atol}){also}"
         )

@@ -92,6 +92,10 @@ class RuntimeLoad:
     mapped: tuple[str, ...]
     error: str | None
     available: bool | None
+    #: the backends registered once ``executorch.runtime`` was imported, before the descriptor's module
+    #: (ExecuTorch's own Python runtime registers those whose libraries its pybindings NEED); None where
+    #: that was not observed (a target's runner)
+    registered_at_import: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------- tensors across the boundary
@@ -123,6 +127,7 @@ class _State:
     step_path: str | None = None
     samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
     runtime: RuntimeLoad | None = None
+    registered_at_import: tuple[str, ...] | None = None
     keep_alive: ClassVar[list[Any]] = []
 
 
@@ -148,8 +153,12 @@ def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None
     _state.spec = spec
     with contextlib.suppress(Exception):  # what every descriptor imports; a failure shows at its import
         import executorch.exir
-        import executorch.runtime  # noqa: F401
+        import executorch.runtime
         import torch  # noqa: F401
+
+        # Before any of the vendor's code: what ExecuTorch's own runtime registered at import (RT-1).
+        registry = executorch.runtime.Runtime.get().backend_registry
+        _state.registered_at_import = tuple(registry.registered_backend_names)
 
 
 def _load_descriptor() -> None:
@@ -291,6 +300,11 @@ def _one_line(exc: BaseException) -> str:
     ]
     if frames:
         text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
+    if isinstance(exc, ImportError):
+        from conformance.import_hints import hint
+
+        found = hint(exc)
+        text += f": {found}" if found else ""
     return text
 
 
@@ -590,6 +604,7 @@ def load_runtime() -> RuntimeLoad:
         tuple(p for p in libraries if os.path.realpath(p) in mapped),
         error,
         available,
+        _state.registered_at_import,
     )
     return _state.runtime
 
@@ -695,17 +710,19 @@ def _execute_each(
     return {"outputs": outputs}
 
 
-def runtime_libraries() -> dict[str, Any]:
-    """The descriptor's runtime_libraries() as strings, or the error it raised (for a target's RT-1)."""
+def runtime_libraries(which: str = "runtime_libraries") -> dict[str, Any]:
+    """The descriptor's runtime_libraries() (or engine_libraries()) as strings, or the error it raised
+    (for a target's RT-1)."""
+    label = f"{which}()"
     try:
-        listed = vendor_call("runtime_libraries()", _state.descriptor.runtime_libraries)
+        listed = vendor_call(label, getattr(_state.descriptor, which))
         return {"libraries": [str(p) for p in listed], "error": None}
     except VendorError as exc:
         return {"libraries": [], "error": str(exc)}
     except TypeError:
         return {
             "libraries": [],
-            "error": "runtime_libraries() returned something that is not a sequence of paths",
+            "error": f"{label} returned something that is not a sequence of paths",
         }
 
 

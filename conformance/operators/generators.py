@@ -84,7 +84,8 @@ def unary(
     args: str = "",
 ) -> Callable[[str], list[Case]]:
     """Cases of a one-input elementwise operator: UNARY_SHAPES with ``values``, a channels-last input,
-    stress values (``stress``: "stress", "stress:positive" or None), inf/NaN if ``special``, and a
+    stress values (``stress``: "stress", "stress:positive", "stress:moderate" or None), inf/NaN if ``special``
+    (with the moderate large magnitudes too for "stress:moderate"), and a
     large input for float32."""
 
     def cases(dtype: str) -> list[Case]:
@@ -124,7 +125,7 @@ def unary(
                     op,
                     dtype,
                     "inf_nan",
-                    (Input((3, 5), dtype, "special"),),
+                    (Input((3, 5), dtype, "special:moderate" if stress == "stress:moderate" else "special"),),
                     call(fn),
                     tolerance,
                     frozenset({"inf_nan"}),

@@ -17,7 +17,7 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.operators import corpus
-from conformance.operators.spec import Case
+from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed
 from conformance.probes import assert_outputs_close
 from conformance.vendor_worker import unpack
@@ -41,6 +41,8 @@ class CaseResult:
     rtol: float | None = None
     atol: float | None = None
     ran: bool = False
+    #: judged with a tolerance the descriptor declares (OperatorDeclaration.tolerances), wider than the corpus's
+    declared_tolerance: bool = False
 
     def delegated(self, backend_id: str) -> bool:
         return self.lowering_error is None and not self.cpu_ops and backend_id in self.backends
@@ -203,7 +205,26 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
                 ", ".join(record["cpu_ops"]) or "no delegate of the backend"
             )
             continue
-        _compare(r, actual, expected, record["rtol"], record["atol"])
+        rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record)
+        _compare(r, actual, expected, rtol, atol)
+
+
+def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[float, float, bool]:
+    """(rtol, atol, declared) a case's results are judged with: the corpus's (the task's record) widened to
+    what the descriptor declares for the case's operator and dtype, a tolerance or the corpus's tolerance
+    for the lower precision it computes in; ``declared`` when that widened it."""
+    rtol, atol = record["rtol"], record["atol"]
+    declaration = ctx.descriptor.operators[case.op]
+    wider = [declaration.tolerance(case.dtype)]
+    precision = declaration.precision(case.dtype)
+    if precision is not None and not case.tolerance.steps:
+        rtol_p, atol_p = case.tolerance.bounds(precision, record.get("magnitude", 1.0), case.reduction)
+        # at least one rounding to the precision: even a copy's values are rounded to it
+        wider.append((max(rtol_p, EPS[precision]), max(atol_p, TINY[precision])))
+    found = [(r, a) for r, a in (w for w in wider if w) if r > rtol or a > atol]
+    if not found:
+        return rtol, atol, False
+    return max(rtol, *(r for r, _ in found)), max(atol, *(a for _, a in found)), True
 
 
 def _compare(r: CaseResult, actual: list[Any], expected: list[Any], rtol: float, atol: float) -> None:

@@ -16,15 +16,30 @@ The common case is one line::
 and several dtypes, or a mapping::
 
     OperatorSupport.of(("float32", "float16"), "aten::add.Tensor") | OperatorSupport({"aten::mul.Tensor": ["int32"]})
+
+A backend whose results are deliberately less precise than the corpus's tolerances (one that computes
+float32 in bf16, say) declares its own, per operator and dtype, as (rtol, atol)::
+
+    OperatorSupport.float32("aten::mm", tolerance=(2**-6, 2**-6))
+    support.with_tolerance(2**-6, 2**-6, dtype="float32")   # every declared float32 operator
+
+or, for a backend that computes in a lower precision, the precision, so that each case is judged
+with the corpus's own tolerance for that precision (which grows with the case's reduction length)::
+
+    support.computing_in("bfloat16", dtype="float32")
+
+A case then passes within the larger of the corpus's tolerance and the declared one, and the report
+says which operators were judged with a declared tolerance.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Iterator, Mapping
 
 from conformance.operators.corpus import normalize
-from conformance.operators.spec import DTYPES, FLOAT32, TRAITS
+from conformance.operators.spec import DTYPES, EPS, FLOAT32, TRAITS
 
 
 def is_schema_name(op: object) -> bool:
@@ -41,6 +56,24 @@ class OperatorDeclaration:
     dynamic: bool = False
     without: tuple[str, ...] = ()
     reason: str = ""
+    #: (dtype, rtol, atol) the backend declares for its results, widening the corpus's tolerance; given as
+    #: a mapping dtype -> (rtol, atol) or one (rtol, atol) for every dtype of the declaration
+    tolerances: tuple[tuple[str, float, float], ...] = ()
+    #: (dtype, precision): results of dtype are computed in the lower float precision (a backend that computes
+    #: float32 in bfloat16) and judged with the corpus's tolerance for that precision; given as a mapping
+    #: dtype -> precision, or one precision for every float dtype of the declaration
+    computes_in: tuple[tuple[str, str], ...] = ()
+
+    def precision(self, dtype: str) -> str | None:
+        """The precision results of ``dtype`` are declared to be computed in, or None."""
+        return dict(self.computes_in).get(dtype)
+
+    def tolerance(self, dtype: str) -> tuple[float, float] | None:
+        """The (rtol, atol) declared for results of ``dtype``, or None."""
+        for d, rtol, atol in self.tolerances:
+            if d == dtype:
+                return rtol, atol
+        return None
 
     def excludes(self, case) -> bool:
         """Whether the backend declares ``case`` (a conformance.operators.spec.Case) unsupported."""
@@ -59,6 +92,63 @@ class OperatorDeclaration:
             raise ValueError("an operator declaration needs at least one dtype")
         object.__setattr__(self, "dtypes", tuple(dict.fromkeys(dtypes)))
         object.__setattr__(self, "without", tuple(sorted(set(without))))
+        object.__setattr__(self, "tolerances", _tolerances(self.tolerances, self.dtypes))
+        object.__setattr__(self, "computes_in", _precisions(self.computes_in, self.dtypes))
+
+
+def _precisions(given, dtypes: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``given`` (a precision, a mapping dtype -> precision, or (dtype, precision) pairs) as sorted pairs."""
+    if not given:
+        return ()
+    if isinstance(given, str):
+        pairs = [(d, given) for d in dtypes if d in EPS]
+    elif isinstance(given, Mapping):
+        pairs = list(given.items())
+    else:
+        pairs = [tuple(p) for p in given]
+    for d, precision in pairs:
+        if d not in dtypes:
+            raise ValueError(
+                f"computes_in names {d!r}, but the operator is declared for {', '.join(dtypes)} only"
+            )
+        if precision not in EPS or d not in EPS or EPS[precision] < EPS[d]:
+            raise ValueError(
+                f"computes_in says {d} results are computed in {precision!r}: give a float dtype no more precise "
+                f"than {d} ({', '.join(k for k in EPS if EPS[k] >= EPS.get(d, 0))})"
+            )
+    return tuple(sorted(dict(pairs).items()))
+
+
+def _tolerances(given, dtypes: tuple[str, ...]) -> tuple[tuple[str, float, float], ...]:
+    """``given`` (a mapping dtype -> (rtol, atol), one (rtol, atol), or (dtype, rtol, atol) triples) as
+    sorted triples; ValueError naming what is wrong."""
+    if not given:
+        return ()
+    if isinstance(given, Mapping):
+        items = [(d, *pair) for d, pair in given.items()]
+    elif len(given) == 2 and all(isinstance(v, (int, float)) for v in given):
+        items = [(d, *given) for d in dtypes]
+    else:
+        items = [tuple(t) for t in given]
+    out = {}
+    for item in items:
+        if len(item) != 3:
+            raise ValueError(f"a tolerance is (rtol, atol) for a dtype, not {item[1:]!r}")
+        d, rtol, atol = item
+        if d not in dtypes:
+            raise ValueError(
+                f"a tolerance is declared for {d!r}, but the operator is declared for {', '.join(dtypes)} only"
+            )
+        for name, value in (("rtol", rtol), ("atol", atol)):
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise ValueError(f"the {name} declared for {d} is {value!r}, not a finite number >= 0")
+        out[d] = (d, float(rtol), float(atol))
+    return tuple(sorted(out.values()))
 
 
 class OperatorSupport(Mapping[str, OperatorDeclaration]):
@@ -86,15 +176,68 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
         dynamic: bool = False,
         without: Iterable[str] = (),
         reason: str = "",
+        tolerance=(),
+        computes_in=(),
     ) -> OperatorSupport:
+        """``tolerance``: (rtol, atol) for every dtype, or a mapping dtype -> (rtol, atol); ``computes_in``: the
+        lower precision the results are computed in (one for every float dtype, or a mapping)."""
         declaration = OperatorDeclaration(
-            tuple([dtypes] if isinstance(dtypes, str) else dtypes), dynamic, tuple(without), reason
+            tuple([dtypes] if isinstance(dtypes, str) else dtypes),
+            dynamic,
+            tuple(without),
+            reason,
+            tolerance,
+            computes_in,
         )
         return cls(dict.fromkeys(ops, declaration))
 
     @classmethod
-    def float32(cls, *ops: str, dynamic: bool = False, without: Iterable[str] = (), reason: str = ""):
-        return cls.of((FLOAT32,), *ops, dynamic=dynamic, without=without, reason=reason)
+    def float32(
+        cls,
+        *ops: str,
+        dynamic: bool = False,
+        without: Iterable[str] = (),
+        reason: str = "",
+        tolerance=(),
+        computes_in=(),
+    ):
+        return cls.of(
+            (FLOAT32,),
+            *ops,
+            dynamic=dynamic,
+            without=without,
+            reason=reason,
+            tolerance=tolerance,
+            computes_in=computes_in,
+        )
+
+    def computing_in(self, precision: str, dtype: str = FLOAT32) -> OperatorSupport:
+        """A copy in which every operator declared for ``dtype`` says its results are computed in ``precision``
+        (a backend that computes float32 in bfloat16 by default)."""
+        changed = {}
+        for op, decl in self._ops.items():
+            merged = dict(decl.computes_in) | {dtype: precision}
+            changed[op] = (
+                dataclasses.replace(decl, computes_in=tuple(merged.items())) if dtype in decl.dtypes else decl
+            )
+        return OperatorSupport(changed)
+
+    def with_tolerance(
+        self, rtol: float, atol: float, dtype: str | None = None, ops: Iterable[str] | None = None
+    ) -> OperatorSupport:
+        """A copy in which each operator of ``ops`` (default: every one) declared for ``dtype`` (default: for
+        each of its dtypes) has the tolerance (rtol, atol)."""
+        wanted = None if ops is None else {normalize(op) for op in ops}
+        changed = {}
+        for op, decl in self._ops.items():
+            dtypes = [d for d in decl.dtypes if dtype is None or d == dtype]
+            if (wanted is not None and op not in wanted) or not dtypes:
+                changed[op] = decl
+                continue
+            merged = {d: (r, a) for d, r, a in decl.tolerances}
+            merged.update(dict.fromkeys(dtypes, (rtol, atol)))
+            changed[op] = dataclasses.replace(decl, tolerances=tuple((d, *ra) for d, ra in merged.items()))
+        return OperatorSupport(changed)
 
     @classmethod
     def coerce(cls, value) -> OperatorSupport:

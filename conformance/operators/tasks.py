@@ -128,7 +128,16 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
             atol = float(quantized.max_steps) if quantized is not None else 0.0
         start = sum(len(p["expected"]) for p in per_case)
         ranges.append((start, start + len(expected)))
-        per_case.append({"key": key, "expected": expected, "rtol": rtol, "atol": atol, "inputs": len(inputs)})
+        per_case.append(
+            {
+                "key": key,
+                "expected": expected,
+                "rtol": rtol,
+                "atol": atol,
+                "magnitude": magnitude,
+                "inputs": len(inputs),
+            }
+        )
         modules.append(module)
         arity.append(len(inputs))
         flat_inputs += inputs

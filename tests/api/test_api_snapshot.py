@@ -63,8 +63,8 @@ def test_an_addition_passes(tmp_path):
     root = _copy(tmp_path)
     _edit(
         root / "conformance" / "descriptor.py",
-        "default=None)\n\n    def __post_init__",
-        "default=None)\n    engine_library: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
+        "listing(default=lambda: ())\n\n    def __post_init__",
+        "listing(default=lambda: ())\n    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
     )
     _edit(
         root / "conformance" / "testing.py",
@@ -132,7 +132,7 @@ def test_a_removal_a_deprecation_announced_passes(tmp_path):
             "kit/backend_kit/include/backend_kit/header.h",
             "inline bool is_utf8(const uint8_t* p, size_t n)",
             "inline bool is_utf8(const uint8_t* p, uint32_t n)",
-            r"backend_kit/header\.h:backend_kit::is_utf8\(const uint8_t\*, size_t\): removed, but the kit version goes from 0\.1\.0 to 0\.1\.0",
+            r"backend_kit/header\.h:backend_kit::is_utf8\(const uint8_t\*, size_t\): removed, but the kit version goes from 0\.1\.0 to 0\.1\.\d+: a break needs a new minor",
         ),
         (
             "CLI option",

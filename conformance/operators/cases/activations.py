@@ -26,6 +26,12 @@ from conformance.operators.spec import (
 
 F = "activations"
 PIECEWISE = Tolerance(4, 4, "x/6 + 1/2 (and a product for hardswish): up to three roundings, and 1/6 inexact")
+#: gelu = x/2 * (1 + erf(x/sqrt 2)) cancels for negative x: eager's own float32 result is off by a few ULP
+#: of |x| there (13750 ULP of the result at x = -3.48, measured against float64), so the absolute part
+#: scales with the case's largest |x| (per_term), as for a sum of terms.
+GELU = Tolerance(
+    8, 8, "a transcendental and a cancellation 1 + erf(x) for negative x: 8 ULP of |x|", per_term=True
+)
 
 OPERATORS = (
     Operator("aten::relu", F, NUMERIC, unary("aten::relu", torch.relu, EXACT, special=True)),
@@ -42,7 +48,7 @@ OPERATORS = (
         "aten::gelu",
         F,
         FLOATS,
-        unary("aten::gelu", nnf.gelu, COMPOSITE, "range:-6:6", special=True, args="approximate='none'"),
+        unary("aten::gelu", nnf.gelu, GELU, "range:-6:6", special=True, args="approximate='none'"),
     ),
     Operator(
         "aten::silu",
@@ -97,7 +103,10 @@ OPERATORS = (
         "aten::hardswish",
         F,
         FLOATS,
-        unary("aten::hardswish", nnf.hardswish, PIECEWISE, "range:-5:5", special=True),
+        # x * relu6(x + 3) / 6 overflows in eager at x = max/4 (x * 6) though the result, x, is finite
+        unary(
+            "aten::hardswish", nnf.hardswish, PIECEWISE, "range:-5:5", stress="stress:moderate", special=True
+        ),
         composite=True,
         note="to_edge makes it add + clamp + div + mul (unless the partitioner keeps it whole)",
     ),

@@ -1,21 +1,33 @@
-"""A descriptor for ExecuTorch's own XNNPACK delegate (in the wheel), used to
-measure the operator corpus on a backend with a large operator set
-(benchmarks/operator_corpus.py) and as a second, independent backend for the
-OPS checks. Only the operator checks are meaningful for it: XNNPACK's runtime
-is part of ExecuTorch's Python runtime already (load_runtime does nothing).
+"""A descriptor of ExecuTorch's own XNNPACK delegate, as the executorch 1.5.1 wheel ships it.
 
-The operators and dtypes are what XnnpackPartitioner claims in ExecuTorch
-1.5.1 for float32, as found by running the corpus (OPS-1) with every corpus
-operator declared: ``python benchmarks/operator_corpus.py --discover``.
+XNNPACK's runtime is linked into ExecuTorch's Python runtime (``_C`` NEEDS
+``lib/libexecutorch_backend_xnnpack.so``), so it is registered when ``executorch.runtime`` is
+imported, before any load_runtime(): the descriptor says so (``registered_at_import``) and
+load_runtime() loads nothing.
+
+The operators and dtypes are what XnnpackPartitioner claims in ExecuTorch 1.5.1 for float32, as
+found by running the corpus (OPS-1) with every corpus operator declared:
+``python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR --discover``.
 Traits it does not claim are declared with ``without``.
+
+Capabilities: the PT2E quantized flow with ExecuTorch's XNNPACKQuantizer (symmetric int8) and
+upper-bounded dynamic shapes are declared. Named data is not: XNNPACK keeps its constants in the
+named data of the .pte, and moving them into a .ptd takes an export-time pass
+(``executorch.exir.passes.external_constants_pass``) rather than a partitioner's compile spec, which
+``NamedDataSupport`` cannot express. Composition (lowering next to XNNPACK) is not meaningful for
+XNNPACK itself.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
-from conformance.descriptor import BackendDescriptor, SampleModel
+from conformance.descriptor import BackendDescriptor, DynamicShapesSupport, QuantizedSupport, SampleModel
 from conformance.operators import OperatorSupport
+from scoreboard.samples import ConvNet, TokenMLP, convnet_inputs, token_dims
+from scoreboard.wheel import executorch_lib, executorch_version
 
 
 def _partitioners():
@@ -25,8 +37,22 @@ def _partitioners():
 
 
 def _load_runtime():
-    """XNNPACK is linked into ExecuTorch's Python runtime: nothing to load."""
+    """XNNPACK is linked into ExecuTorch's Python runtime (registered at import): nothing to load."""
     return
+
+
+def runtime_libraries() -> list[Path]:
+    """The library that registers XnnpackBackend: the wheel's lib/libexecutorch_backend_xnnpack.so."""
+    return [executorch_lib("libexecutorch_backend_xnnpack.so")]
+
+
+def _quantizer():
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+
+    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
 
 
 class _Small(torch.nn.Module):
@@ -104,10 +130,22 @@ def descriptor(operators=None) -> BackendDescriptor:
         backend_id="XnnpackBackend",
         distribution="executorch",
         python_package="executorch.backends.xnnpack",
-        version="1.5.1",
+        version=executorch_version(),
         make_partitioners=_partitioners,
-        sample_models=(SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),),
+        sample_models=(
+            SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),
+            SampleModel(
+                "convnet",
+                lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)),
+                make_inputs=convnet_inputs,
+            ),
+            SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
+        ),
         load_runtime=_load_runtime,
+        runtime_libraries=runtime_libraries,
+        registered_at_import=True,
+        quantized=QuantizedSupport("convnet", _quantizer, max_steps=1.0),
+        dynamic_shapes=DynamicShapesSupport("tokens", token_dims),
         operators=OPERATORS if operators is None else operators,
     )
 

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The scoreboard (scoreboard/README.md): the suite on each real backend, every check, the full
+# operator corpus and the model tier, into scoreboard/results/, then rendered into
+# scoreboard/SCOREBOARD.md and scoreboard/scoreboard.html. Arguments go to `python -m scoreboard.run`
+# (row names, --row NAME=SPEC, --ops, --no-models, --results DIR). Full runs take minutes per row.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+results=scoreboard/results
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [ "${args[$i]}" = "--results" ]; then results=${args[$((i + 1))]}; fi
+done
+nice .venv/bin/python -m scoreboard.run "$@"
+.venv/bin/python -m scoreboard.render --results "$results" \
+  $([ "$results" = scoreboard/results ] || echo "--out $results")
