@@ -6,7 +6,8 @@ through the vendor process exactly as the suite runs it.
     .venv/bin/python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR --discover
 
 Prints the cases, the wall time (vendor process start-up included, and
-separately), the time per case, and the per-operator rows. ``--discover``
+separately), the time per case, the CPU time of all processes (which a busy
+machine changes much less than the wall time), and the per-operator rows. ``--discover``
 declares every corpus operator for ``--dtype`` and prints, per operator, the
 traits of the cases the partitioner did not claim (what a descriptor's
 ``without`` would say) and the operators it claimed nothing of.
@@ -16,11 +17,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import resource
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _cpu_s() -> float:
+    """User and system CPU seconds of this process and of its children that ended (the vendor processes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> int:
@@ -56,9 +65,10 @@ def main() -> int:
         execute = not (args.discover or args.no_execute)
         found = runner.results(ctx, execute=execute)
         done = time.monotonic()
-        rows = runner.summary(ctx, found)
+        rows = runner.summary(ctx, found, execute)
     finally:
         ctx.close()
+    cpu = _cpu_s()
     n = len(found)
     print(
         f"backend {descriptor.backend_id}: {len(rows)} operator/dtype pairs, {n} cases, batch {runner.BATCH}, "
@@ -67,6 +77,10 @@ def main() -> int:
     print(
         f"wall {done - started:.1f} s (vendor process start-up {ready - started:.1f} s, corpus {done - ready:.1f} s); "
         f"per case {(done - ready) / max(n, 1):.3f} s amortized ({(done - started) / max(n, 1):.3f} s with start-up)"
+    )
+    print(
+        f"CPU {cpu:.1f} s in this process and the vendor processes ({cpu / max(n, 1):.3f} s per case; "
+        f"wall times grow with the machine's load, {os.getloadavg()[0]:.1f} now, CPU times much less)"
     )
     if args.discover:
         own = descriptor.backend_id

@@ -150,37 +150,77 @@ def _results_section(results: list) -> str:
     )
 
 
+#: The most case rows the page lists (those that did not pass; every case is in report.json).
+CASE_ROWS = 500
+
+
+def _first_failing(o: Any) -> str:
+    failing = _get(o, "first_failing")
+    if isinstance(failing, dict):
+        return f"{_get(failing, 'case')}: {_get(failing, 'reason')}"
+    return "" if failing is None else str(failing)
+
+
+def _case_rows(operators: list) -> list[str]:
+    """One row per case that did not pass (op, dtype, case, outcome, reason)."""
+    rows: list[str] = []
+    for o in operators:
+        cases = _get(o, "case_results")
+        for c in cases if isinstance(cases, list) else []:
+            if len(rows) >= CASE_ROWS:
+                return rows
+            if _get(c, "outcome") == "passed":
+                continue
+            rows.append(
+                f"<tr><td><code>{_e(_get(o, 'op'))}</code></td><td>{_e(_get(o, 'dtype'))}</td>"
+                f"<td>{_e(_get(c, 'case'))}</td><td>{_e(_get(c, 'outcome'))}</td><td>{_e(_get(c, 'reason'))}</td></tr>"
+            )
+    return rows
+
+
 def _operators_section(operators: Any) -> str:
     if not isinstance(operators, list):
         return ""
     rows, full = [], 0
     for o in operators:
-        cases, passed = _get(o, "cases"), _get(o, "passed")
-        ok = isinstance(cases, int) and isinstance(passed, int) and passed == cases
+        cases, passed, excluded = _get(o, "cases"), _get(o, "passed"), _get(o, "excluded")
+        ok = isinstance(cases, int) and isinstance(passed, int) and _get(o, "first_failing") is None
+        ok = ok and passed == cases - (excluded if isinstance(excluded, int) else 0)
         full += ok
         cls = "ok" if ok else "bad"
-        delegated = _get(o, "delegated")
         worst = _get(o, "worst_error")
         rows.append(
             f'<tr class="{"" if ok else "failing"}"><td><code>{_e(_get(o, "op"))}</code></td>'
             f'<td>{_e(_get(o, "dtype"))}</td><td class="num">{_e(cases)}</td>'
-            f'<td class="num {cls}">{_e(passed)}</td>'
-            f"<td>{'yes' if delegated is True else 'no' if delegated is False else _e(delegated)}</td>"
+            f'<td class="num {cls}">{_e(passed)}</td><td class="num">{_e(_get(o, "delegated"))}</td>'
             f'<td class="num">{_e(f"{worst:.3g}" if isinstance(worst, float) else worst)}</td>'
-            f"<td>{_e(_get(o, 'first_failure'))}</td></tr>"
+            f"<td>{_e(_first_failing(o))}</td></tr>"
         )
     head = f"<h2>Operators</h2><p>{len(operators)} operator and dtype pairs, {full} pass every case.</p>"
     if not rows:
         return f'<section id="operators">{head}</section>'
+    cases = _case_rows(operators)
+    listed = (
+        (
+            f"<h3>Cases that did not pass</h3><p>{len(cases)}{' (the first)' if len(cases) >= CASE_ROWS else ''} "
+            "of them; every case is in report.json (<code>case_results</code>) and junit-operators.xml.</p>"
+            '<table id="operator-cases"><thead><tr><th>operator</th><th>dtype</th><th>case</th><th>outcome</th>'
+            "<th>reason</th></tr></thead><tbody>" + "".join(cases) + "</tbody></table>"
+        )
+        if cases
+        else ""
+    )
     return (
         '<section id="operators">'
         + head
         + (
             '<table id="operator-table"><thead><tr><th>operator</th><th>dtype</th><th>cases</th><th>passed</th>'
-            "<th>delegated</th><th>worst error</th><th>first failure</th></tr></thead><tbody>"
+            "<th>delegated</th><th>worst error</th><th>first failing case</th></tr></thead><tbody>"
             + "".join(rows)
-            + "</tbody></table></section>"
+            + "</tbody></table>"
         )
+        + listed
+        + "</section>"
     )
 
 

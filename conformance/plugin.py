@@ -608,6 +608,15 @@ def render_operators(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
         room = max(20, width - len(head) - 2)
         tail = r[6] if len(r[6]) <= room else r[6][: room - 1] + "…"
         lines.append(f"{head}  {tail}".rstrip())
+    counts: dict[str, int] = {}
+    for row in rows:
+        for case in row.get("case_results") or ():
+            counts[case["outcome"]] = counts.get(case["outcome"], 0) + 1
+    if counts:
+        from conformance.operators.case_outcomes import CASE_OUTCOMES
+
+        told = ", ".join(f"{counts[o]} {o.replace('_', ' ')}" for o in CASE_OUTCOMES if o in counts)
+        lines.append(f"cases: {told} (each case: report.json case_results, junit-operators.xml)")
     return lines
 
 

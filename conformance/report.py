@@ -237,6 +237,18 @@ def _is(value: Any, kind: str) -> bool:
     return isinstance(value, {"str": str, "bool": bool, "dict": dict, "list": list}[kind])
 
 
+def _case_types(t: _Types, case: dict[str, Any], where: str) -> None:
+    """The types of one ``operators[].case_results[]`` row (conformance/operators/case_outcomes.py)."""
+    for key in ("key", "case", "outcome"):
+        t.want(case, key, where, "str")
+    t.want(case, "reason", where, "str", "null")
+    for key in ("excluded", "delegated", "ran"):
+        t.want(case, key, where, "bool")
+    for key in ("worst_error", "tolerance_used"):
+        if t.want(case, key, where, "num", "null") and case[key] is not None and case[key] < 0:
+            t.problems.append(f"field '{where}.{key}' is negative")
+
+
 def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VERSION) -> list[str]:
     """'field X is Y, not Z' for each field of ``report`` (a dict) that is missing or of the wrong type."""
     t = _Types()
@@ -297,6 +309,9 @@ def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VE
             if t.want(row, "first_failing", where, "dict", "null") and row["first_failing"] is not None:
                 for key in ("case", "reason"):
                     t.want(row["first_failing"], key, f"{where}.first_failing", "str")
+            if t.want_list_of(row, "case_results", where, "dict", required=schema_version >= 3):
+                for j, case in enumerate(row["case_results"]):
+                    _case_types(t, case, f"{where}.case_results[{j}]")
     if t.want(report, "target", "", "dict", required=False):
         t.want(report["target"], "url", "target", "str")
     if t.want_list_of(report, "models", "", "dict", required=False):
@@ -477,14 +492,19 @@ class OperatorRow:
     worst_error: float | None
     tolerance_used: float | None
     first_failing: dict[str, str] | None
+    #: one row per case (conformance/operators/case_outcomes.py); None: absent (schema 2)
+    case_results: list[dict[str, Any]] | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    absent: frozenset[str] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in json_fields(OperatorRow)}, **self.extra}
+        out = {k: getattr(self, k) for k in json_fields(OperatorRow) if k not in self.absent}
+        return {**out, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> OperatorRow:
-        return cls(**_fields_from(cls, d))
+        optional = ("case_results",)
+        return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 
 @dataclasses.dataclass

@@ -31,7 +31,7 @@ import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pebble
 
@@ -198,6 +198,9 @@ def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
 class VendorProcess:
     """One child process for the vendor's code, restarted after a crash or a timeout."""
 
+    #: vendor processes started by this process so far (first starts and restarts; what tests count)
+    starts: ClassVar[int] = 0
+
     def __init__(self, spec: str | bytes, scratch: Path | None = None, log_path: Path | None = None) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
@@ -216,6 +219,7 @@ class VendorProcess:
 
     def _ensure_pool(self) -> pebble.ProcessPool:
         if self._pool is None:
+            VendorProcess.starts += 1
             use_launcher(self.worker_log)
             self._pool = pebble.ProcessPool(
                 max_workers=1,

@@ -486,10 +486,66 @@ def _operator_problems(report: dict[str, Any], release) -> list[str]:
             problems.append(
                 f"OPS-1 and OPS-2 passed, but {where} names a failing case ({row['first_failing']['case']})"
             )
+        if row.get("case_results") is not None:
+            problems += _case_problems(row, where, outcome)
     if outcome.get("OPS-2") == PASSED and not any(row["ran"] for row in rows):
         problems.append("OPS-2 passed, but no operator case ran (operators: ran is 0 for every row)")
     if release.operator_cases is not None:
         problems += _corpus_problems(rows, release)
+    return problems
+
+
+#: The most problems verify lists for the case rows of one operator row.
+CASE_PROBLEMS = 20
+
+
+def _case_problems(row: dict[str, Any], where: str, outcome: dict[str, str]) -> list[str]:
+    """The row's ``case_results`` must be one consistent row per case, and the row's counts, worst error
+    and first failing case must be what they add up to."""
+    from conformance.operators import case_outcomes as co
+
+    cases = row["case_results"]
+    problems = []
+    for k, case in enumerate(cases):
+        problems += co.row_problems(
+            case, row["op"], row["dtype"], f"{where} case_results[{k}] ({case['case'][:40]})"
+        )
+    if len(problems) > CASE_PROBLEMS:  # a forged report may hold millions of rows
+        problems = problems[:CASE_PROBLEMS] + [
+            f"{where}: and {len(problems) - CASE_PROBLEMS} more case problems"
+        ]
+    names = [case["case"] for case in cases]
+    if len(set(names)) != len(names):
+        problems.append(f"{where}: case_results names a case twice")
+    counts = {
+        "cases": len(cases),
+        "excluded": sum(case["excluded"] for case in cases),
+        "delegated": sum(case["delegated"] for case in cases),
+        "ran": sum(case["ran"] for case in cases),
+        "passed": sum(case["outcome"] == co.PASSED for case in cases),
+    }
+    for key, count in counts.items():
+        if row[key] != count:
+            problems.append(f"{where}: {key} is {row[key]}, but its case_results add up to {count}")
+    for key in ("worst_error", "tolerance_used"):
+        values = [case[key] for case in cases if case[key] is not None]
+        if row[key] != (max(values) if values else None):
+            problems.append(f"{where}: {key} {row[key]} is not the largest of its case_results")
+    failing = next((case for case in cases if case["outcome"] in co.FAILING), None)
+    expected = None if failing is None else {"case": failing["case"], "reason": failing["reason"]}
+    if row["first_failing"] != expected:
+        problems.append(
+            f"{where}: first_failing is {row['first_failing']!r}, but its first failing case_results row "
+            f"gives {expected!r}"
+        )
+    if outcome.get("OPS-1") == PASSED:
+        bad = [c["case"] for c in cases if not c["excluded"] and not c["delegated"]]
+        if bad:
+            problems.append(f"OPS-1 passed, but {where} has cases not delegated: {_some(bad)}")
+    if outcome.get("OPS-2") == PASSED:
+        bad = [c["case"] for c in cases if c["delegated"] and c["outcome"] != co.PASSED]
+        if bad:
+            problems.append(f"OPS-2 passed, but {where} has delegated cases that did not pass: {_some(bad)}")
     return problems
 
 

@@ -7,4 +7,4 @@ SUITE_VERSION = "0.5.0"
 
 #: The ``schema`` field of every report, and the version of the JSON report schema (docs/report-schema.md).
 REPORT_SCHEMA = "executorch-conformance-report"
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3

@@ -17,8 +17,8 @@ from conformance.registry import check
 QUOTED = 3
 
 
-def _record(ctx: Context, found: list[runner.CaseResult]) -> list[dict]:
-    rows = runner.summary(ctx, found)
+def _record(ctx: Context, found: list[runner.CaseResult], executed: bool) -> list[dict]:
+    rows = runner.summary(ctx, found, executed)
     record = getattr(ctx, "record", None)
     if record is not None:
         record("operators", json.dumps(rows, sort_keys=True))
@@ -30,14 +30,18 @@ def _require_declared(ctx: Context) -> None:
         raise NotApplicable("the descriptor declares no operators (or --et-ops selects none of them)")
 
 
-def _fail(what: str, problems: list[tuple[runner.CaseResult, str]], rows: list[dict]) -> None:
+def _fail(
+    what: str, problems: list[tuple[runner.CaseResult, str]], rows: list[dict], more_text: str = ""
+) -> None:
     failing_pairs = sorted({(r.case.op, r.case.dtype) for r, _ in problems})
     quoted = "; ".join(f"{r.case.describe()}: {why}" for r, why in problems[:QUOTED])
     more = f" (and {len(problems) - QUOTED} more)" if len(problems) > QUOTED else ""
     pairs = ", ".join(f"{op} {dtype}" for op, dtype in failing_pairs[:8])
     pairs += f" and {len(failing_pairs) - 8} more" if len(failing_pairs) > 8 else ""
     total = sum(row["cases"] for row in rows)
-    raise CheckFailed(f"{len(problems)} of {total} operator cases {what} ({pairs}): {quoted}{more}")
+    raise CheckFailed(
+        f"{len(problems)} of {total} operator cases {what} ({pairs}): {quoted}{more}{more_text}"
+    )
 
 
 def _note(ctx: Context, found: list[runner.CaseResult], extra: str = "") -> str | None:
@@ -59,7 +63,7 @@ def _note(ctx: Context, found: list[runner.CaseResult], extra: str = "") -> str 
 def operators_delegated(ctx: Context) -> str | None:
     _require_declared(ctx)
     found = runner.results(ctx, execute=False)
-    rows = _record(ctx, found)
+    rows = _record(ctx, found, executed=False)
     own = ctx.descriptor.backend_id
     problems = [(r, why) for r in found if not r.excluded and (why := r.placement_problem(own))]
     if problems:
@@ -72,10 +76,12 @@ def operators_compute(ctx: Context) -> str | None:
     _require_declared(ctx)
     ctx.require_runtime()
     found = runner.results(ctx, execute=True)
-    rows = _record(ctx, found)
+    rows = _record(ctx, found, executed=True)
     problems = [(r, why) for r in found if r.ran and (why := r.numerics_problem())]
+    not_run = [r for r in found if r.lowered and r.not_run is not None]
     if problems:
-        _fail("failed on the runtime", problems, rows)
+        more = f"; {len(not_run)} delegated cases were not run after a crash or timeout" if not_run else ""
+        _fail("failed on the runtime", problems, rows, more)
     ran = sum(r.ran for r in found)
     if not ran:
         raise CheckFailed("no declared operator case was delegated, so none could run (see OPS-1)")

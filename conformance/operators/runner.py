@@ -3,27 +3,41 @@ bisection, and the results per case and per operator.
 
 Cases are lowered in batches (one export, one lowering, one .pte, one load and
 one execution for up to ``BATCH`` cases of one dtype: the fixed cost of a
-lowering is about a second, a case adds a few hundredths). A batch whose
-lowering, load or execution fails, crashes or times out is split in halves
-until the failing cases stand alone, so every failure names one case. What a
-check learns is memoized in the Context, so OPS-1 and OPS-2 in one process
-share the lowerings.
+lowering is seconds, a case adds a few hundredths). The cases a backend
+declares unsupported are batched apart from the others, so that one of them
+failing to lower costs no bisection of the cases that must pass. A batch whose
+lowering, load or execution raises is split in halves until the failing cases
+stand alone, so every failure names one case; one that crashes or times out is
+split as ``conformance.operators.isolation`` says, so that the run ends in
+bounded time whatever the backend does. What a check learns is memoized in the
+Context, so OPS-1 and OPS-2 in one process share the lowerings.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from conformance.context import Context
+from conformance.operators import case_outcomes as co
 from conformance.operators import corpus
+from conformance.operators.isolation import Isolation
 from conformance.operators.spec import EPS, TINY, Case
-from conformance.outcomes import CheckFailed
+from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close
+from conformance.vendor_process import VendorProcess
 from conformance.vendor_worker import unpack
 
-#: Cases per batch (benchmarks/operator_corpus.py measures the trade-off).
-BATCH = 48
+#: Cases per batch (benchmarks/operator_corpus.py measures the trade-off: a lowering costs about 1.7 s of CPU
+#: plus 0.08 s per case on XNNPACK, so 96 cases take 15% less than two lowerings of 48).
+BATCH = 96
+#: Vendor processes that lower batches at once (the Context's own and helpers started for the phase): the
+#: lowering is all CPU, one process per core.
+LOWERING_PROCESSES = min(2, os.cpu_count() or 1)
 TASK = "conformance.operators.tasks:lower_batch"
 
 
@@ -43,12 +57,22 @@ class CaseResult:
     ran: bool = False
     #: judged with a tolerance the descriptor declares (OperatorDeclaration.tolerances), wider than the corpus's
     declared_tolerance: bool = False
+    #: CRASHED or TIMED_OUT when the case alone crashed or hung the vendor process (its reason is the
+    #: lowering_error or the run_error)
+    crash: str | None = None
+    #: why the case was not lowered or not run (a crash before it; see isolation.py)
+    not_run: str | None = None
+    lowered: bool = True  # False: never lowered (not_run says why)
+    #: the entries of the declaration's ``without`` that exclude the case ('channels_last', 'case:rank0')
+    excluded_by: tuple[str, ...] = ()
 
     def delegated(self, backend_id: str) -> bool:
         return self.lowering_error is None and not self.cpu_ops and backend_id in self.backends
 
     def placement_problem(self, backend_id: str) -> str | None:
         """Why the case did not land in a delegate of ``backend_id``, or None."""
+        if not self.lowered:
+            return self.not_run or "not lowered"
         if self.lowering_error is not None:
             return f"lowering failed: {self.lowering_error}"
         if self.cpu_ops:
@@ -60,6 +84,43 @@ class CaseResult:
 
     def numerics_problem(self) -> str | None:
         return self.run_error or self.mismatch
+
+    def outcome(self, backend_id: str, executed: bool) -> tuple[str, str | None]:
+        """(one of case_outcomes.CASE_OUTCOMES, the reason); ``executed``: OPS-2 ran the delegated cases."""
+        placement = self.placement_problem(backend_id)
+        if self.not_run is not None and (placement is None or not self.lowered):
+            return co.NOT_RUN, self.not_run
+        if placement is not None:
+            if self.excluded:
+                declared = ", ".join(self.excluded_by) or "a trait of the case"
+                return co.EXCLUDED, f"declared unsupported (without={declared}); {placement}"
+            if self.crash is not None:
+                return self.crash, placement
+            return (co.LOWERING_ERROR if self.lowering_error is not None else co.FAILED_PLACEMENT), placement
+        if self.ran:
+            problem = self.numerics_problem()
+            if problem is None:
+                return co.PASSED, None
+            return (self.crash or co.FAILED_NUMERICS), problem
+        return co.NOT_RUN, (
+            "delegated; not executed (OPS-2 did not run)" if not executed else "delegated; not executed"
+        )
+
+    def row(self, backend_id: str, executed: bool) -> dict[str, Any]:
+        """The case's row of the report (case_outcomes.case_row)."""
+        outcome, reason = self.outcome(backend_id, executed)
+        return co.case_row(
+            self.case.op,
+            self.case.dtype,
+            self.case.name,
+            outcome,
+            reason,
+            excluded=self.excluded,
+            delegated=self.delegated(backend_id),
+            ran=self.ran,
+            worst_error=self.worst if self.ran else None,
+            tolerance_used=self.used if self.ran else None,
+        )
 
 
 def selected_pairs(ctx: Context) -> list[tuple[str, str]]:
@@ -101,13 +162,14 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
     return out
 
 
-def _batches(cases: list[Case]) -> list[tuple[str, ...]]:
-    """Batches of one dtype; the dynamic and the quantized cases lowered apart from the others."""
-    by_dtype: dict[tuple[str, bool, bool], list[str]] = {}
-    for c in cases:
-        by_dtype.setdefault((c.dtype, "dynamic" in c.traits, "quantized" in c.traits), []).append(c.key)
+def _batches(plan: list[tuple[Case, bool]]) -> list[tuple[str, ...]]:
+    """Batches of one dtype; the dynamic, the quantized and the declared-unsupported cases apart."""
+    by_kind: dict[tuple[str, bool, bool, bool], list[str]] = {}
+    for c, excluded in plan:
+        kind = (c.dtype, "dynamic" in c.traits, "quantized" in c.traits, excluded)
+        by_kind.setdefault(kind, []).append(c.key)
     out = []
-    for keys in by_dtype.values():
+    for keys in by_kind.values():
         out += [tuple(keys[i : i + BATCH]) for i in range(0, len(keys), BATCH)]
     return out
 
@@ -124,28 +186,109 @@ def _split(keys: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [keys[:half], keys[half:]]
 
 
-def _lowering(ctx: Context, keys: tuple[str, ...]) -> dict[str, Any]:
+def _lowering(ctx: Context, keys: tuple[str, ...], vendor: VendorProcess | None = None) -> dict[str, Any]:
+    """The lowered batch ``keys`` (memoized, failures too), lowered in ``vendor`` (default: the Context's)."""
     what = (
         f"lowering of {len(keys)} operator case(s)"
         if len(keys) > 1
         else f"lowering of {corpus.case(keys[0]).describe()}"
     )
-    return ctx._shared(("operators", "lower", keys), lambda: ctx._call(TASK, list(keys), what=what))
+
+    def lower() -> dict[str, Any]:
+        if vendor is None:
+            return ctx._call(TASK, list(keys), what=what)
+        return vendor.call(TASK, list(keys), what=what, timeout=ctx.timeout)
+
+    return ctx._shared(("operators", "lower", keys), lower)
 
 
-def _lower_all(ctx: Context, keys: tuple[str, ...], found: dict[str, dict[str, Any]]) -> None:
-    """Lowers ``keys`` (bisecting failures); fills key -> the task's case record or {'error': ...}."""
+def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
+    """Lowers ``batches`` in up to LOWERING_PROCESSES vendor processes at once, memoizing each result as
+    ``_lowering`` does: the loop that follows meets them, and isolates the failures itself (a helper's
+    failure is forgotten, so that the loop meets it again in the Context's process; the helper stops).
+    After a crash or timeout no further batch is started here (the loop decides what runs next)."""
+    count = min(LOWERING_PROCESSES, len(batches))
+    if count < 2:
+        return
+    pending: queue.SimpleQueue[tuple[str, ...]] = queue.SimpleQueue()
+    for keys in batches:
+        pending.put(keys)
+    crashed = threading.Event()
+
+    def work(vendor: VendorProcess | None) -> None:
+        while not crashed.is_set():
+            try:
+                keys = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                _lowering(ctx, keys, vendor)
+            except CheckFailed as exc:
+                if vendor is not None:  # a helper's failure is not kept: the loop meets it in its own process
+                    ctx._memo.forget(("operators", "lower", keys))
+                    return
+                if isinstance(exc, (VendorCrashed, VendorTimedOut)):
+                    crashed.set()
+
+    helpers = []
+    for i in range(count - 1):
+        scratch = ctx.scratch_dir() / f"lowering-{i + 1}"
+        scratch.mkdir(exist_ok=True)
+        helpers.append(VendorProcess(ctx.spec, scratch))
+    pool = ThreadPoolExecutor(len(helpers), thread_name_prefix="lowering")
+    try:
+        others = [pool.submit(work, helper) for helper in helpers]
+        work(None)  # the Context's own process, in this thread (so that Ctrl-C stops the wait at once)
+        for future in others:
+            future.result()
+    finally:
+        crashed.set()
+        for helper in helpers:  # ends a helper's task at once if this thread was interrupted
+            helper.close()
+        pool.shutdown(wait=True)
+
+
+def _lower_all(
+    ctx: Context, keys: tuple[str, ...], found: dict[str, dict[str, Any]], isolation: Isolation
+) -> None:
+    """Lowers ``keys`` (bisecting failures); fills key -> the task's case record, {'error': ..., 'crash':
+    None or the outcome} or {'not_run': why}."""
+    for key in keys:
+        why = isolation.not_run_reason(key)
+        if why is not None:
+            found[key] = {"not_run": why}
+    keys = tuple(k for k in keys if k not in found)
+    if not keys:
+        return
     try:
         got = _lowering(ctx, keys)
+    except (VendorCrashed, VendorTimedOut) as exc:
+        isolation.crashed(keys, str(exc))
+        if len(keys) == 1:
+            found[keys[0]] = {"error": str(exc), "crash": exc.outcome}
+        else:
+            isolation.isolate(keys, lambda part: _lower_all(ctx, part, found, isolation))
+        return
     except CheckFailed as exc:
+        isolation.passed()  # the vendor process answered
         if len(keys) == 1:
             found[keys[0]] = {"error": str(exc)}
             return
         for part in _split(keys):
-            _lower_all(ctx, part, found)
+            _lower_all(ctx, part, found, isolation)
         return
+    isolation.passed()
     for record in got["cases"]:
         found[record["key"]] = dict(record, batch=keys)
+
+
+def _lower_phase(ctx: Context, batches: list[tuple[str, ...]]) -> dict[str, dict[str, Any]]:
+    isolation = Isolation("lowering")
+    lowered: dict[str, dict[str, Any]] = {}
+    _prefetch(ctx, batches)
+    for keys in batches:
+        _lower_all(ctx, keys, lowered, isolation)
+    return lowered
 
 
 def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
@@ -168,13 +311,33 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
     return ctx._shared(("operators", "execute", keys), compute)
 
 
-def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]) -> None:
+def _run_all(
+    ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult], isolation: Isolation
+) -> None:
     """Lowers and executes ``keys`` together and compares each case; bisects a failing batch."""
     backend_id = ctx.descriptor.backend_id
+    for key in keys:
+        why = isolation.not_run_reason(key)
+        if why is not None and results[key].delegated(backend_id):
+            results[key].not_run = why
+    keys = tuple(k for k in keys if results[k].not_run is None)
+    if not keys:
+        return
     try:
         lowered = _lowering(ctx, keys)
         outputs = _execution(ctx, keys)
+    except (VendorCrashed, VendorTimedOut) as exc:
+        isolation.crashed(keys, str(exc))
+        delegated = tuple(k for k in keys if results[k].delegated(backend_id))
+        if len(keys) == 1:
+            if delegated:
+                r = results[keys[0]]
+                r.run_error, r.ran, r.crash = str(exc), True, exc.outcome
+        elif delegated:
+            isolation.isolate(delegated, lambda part: _run_all(ctx, part, results, isolation))
+        return
     except CheckFailed as exc:
+        isolation.passed()  # the vendor process answered
         if len(keys) == 1:
             if results[keys[0]].delegated(backend_id):
                 results[keys[0]].run_error = str(exc)
@@ -186,11 +349,12 @@ def _run_all(ctx: Context, keys: tuple[str, ...], results: dict[str, CaseResult]
         if not delegated:
             return
         if len(delegated) < len(keys):
-            _run_all(ctx, delegated, results)
+            _run_all(ctx, delegated, results, isolation)
             return
         for part in _split(keys):
-            _run_all(ctx, part, results)
+            _run_all(ctx, part, results, isolation)
         return
+    isolation.passed()
     at = 0
     for record in lowered["cases"]:
         r = results[record["key"]]
@@ -260,26 +424,35 @@ def results(ctx: Context, execute: bool) -> list[CaseResult]:
     """Every planned case, lowered (and with ``execute``, run and compared if delegated)."""
     plan = planned(ctx)
     out = {c.key: CaseResult(c, excluded) for c, excluded in plan}
-    lowered: dict[str, dict[str, Any]] = {}
-    for keys in _batches([c for c, _ in plan]):
-        _lower_all(ctx, keys, lowered)
+    for r in out.values():
+        if r.excluded:
+            without = ctx.descriptor.operators[r.case.op].without
+            r.excluded_by = tuple(t for t in without if t in r.case.traits or t == f"case:{r.case.name}")
+    batches = _batches(plan)
+    lowered = ctx._shared(("operators", "lowered", tuple(out)), lambda: _lower_phase(ctx, batches))
     backend_id = ctx.descriptor.backend_id
     for key, record in lowered.items():
         r = out[key]
+        if "not_run" in record:
+            r.not_run, r.lowered = record["not_run"], False
+            continue
         r.lowering_error = record.get("error")
+        r.crash = record.get("crash")
         r.cpu_ops = tuple(record.get("cpu_ops", ()))
         r.backends = tuple(record.get("backends", ()))
     if execute:
         # Execute each lowered batch as it is, if it holds a delegated case: the outputs of the cases left on
         # ExecuTorch's CPU kernels are not judged (they fail OPS-1, unless declared unsupported).
+        isolation = Isolation("execution")
         for keys in dict.fromkeys(record["batch"] for record in lowered.values() if "batch" in record):
             if any(out[k].delegated(backend_id) for k in keys):
-                _run_all(ctx, keys, out)
+                _run_all(ctx, keys, out, isolation)
     return list(out.values())
 
 
-def summary(ctx: Context, found: list[CaseResult]) -> list[dict[str, Any]]:
-    """One row per declared (operator, dtype): counts, the worst error and the first failing case."""
+def summary(ctx: Context, found: list[CaseResult], executed: bool) -> list[dict[str, Any]]:
+    """One row per declared (operator, dtype): counts, the worst error, the first failing case and every
+    case's row (``case_results``, see case_outcomes.py)."""
     backend_id = ctx.descriptor.backend_id
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for op, dtype in selected_pairs(ctx):
@@ -294,24 +467,22 @@ def summary(ctx: Context, found: list[CaseResult]) -> list[dict[str, Any]]:
             "worst_error": None,
             "tolerance_used": None,
             "first_failing": None,
+            "case_results": [],
         }
     for r in found:
         row = rows[(r.case.op, r.case.dtype)]
+        case = r.row(backend_id, executed)
+        row["case_results"].append(case)
         row["cases"] += 1
-        row["excluded"] += r.excluded
-        placement = r.placement_problem(backend_id)
-        row["delegated"] += placement is None
-        problem = None if r.excluded and placement else placement
-        if r.ran:
-            row["ran"] += 1
-            if r.numerics_problem() is None:
-                row["passed"] += 1
-            problem = problem or r.numerics_problem()
-        if r.worst is not None:
-            row["worst_error"] = max(row["worst_error"] or 0.0, r.worst)
-            row["tolerance_used"] = round(max(row["tolerance_used"] or 0.0, r.used or 0.0), 4)
-        if problem and row["first_failing"] is None:
-            row["first_failing"] = {"case": r.case.name, "reason": problem}
+        row["excluded"] += case["excluded"]
+        row["delegated"] += case["delegated"]
+        row["ran"] += case["ran"]
+        row["passed"] += case["outcome"] == co.PASSED
+        if case["worst_error"] is not None:
+            row["worst_error"] = max(row["worst_error"] or 0.0, case["worst_error"])
+            row["tolerance_used"] = max(row["tolerance_used"] or 0.0, case["tolerance_used"] or 0.0)
+        if case["outcome"] in co.FAILING and row["first_failing"] is None:
+            row["first_failing"] = {"case": r.case.name, "reason": case["reason"]}
     return list(rows.values())
 
 

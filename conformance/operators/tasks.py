@@ -156,10 +156,11 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         ) from None
     records: list[Any] = []
     observed = [observe(p, records) for p in partitioners("default")]
-    what = f"lowering {len(keys)} operator case(s) with the backend's partitioners"
+    cases = f"{len(keys)} operator cases" if len(keys) > 1 else case(keys[0]).describe()
+    what = f"lowering {cases} with the backend's partitioners"
     edge = vendor_call(what, to_edge_transform_and_lower, exported, partitioner=observed)
     placed = _placement(edge.exported_program(), descriptor().backend_id, ranges)
-    program = vendor_call(f"to_executorch() of {len(keys)} operator case(s)", edge.to_executorch)
+    program = vendor_call(f"to_executorch() of {cases}", edge.to_executorch)
     for p, where in zip(per_case, placed):
         p.update(where)
         p["expected"] = pack(p["expected"])

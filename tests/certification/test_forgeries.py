@@ -101,6 +101,61 @@ def _rows_without_ops(r):
         result(r, i).update(outcome="not_applicable", reason="the descriptor declares no operators")
 
 
+def case(report: dict[str, Any], op: str, name: str) -> dict[str, Any]:
+    return next(c for c in row(report, op)["case_results"] if c["case"] == name)
+
+
+def _case_failed_counts_kept(r):
+    case(r, "aten::add.Tensor", "rank2").update(outcome="failed_numerics", reason="output 0 differs")
+
+
+def _case_failed_counts_mended(r):
+    # A careful forger: one case failed, its row's counts and first failing case agree; OPS-2's pass does not.
+    case(r, "aten::add.Tensor", "rank2").update(outcome="failed_numerics", reason="output 0 differs")
+    row(r, "aten::add.Tensor").update(
+        passed=row(r, "aten::add.Tensor")["passed"] - 1,
+        first_failing={"case": "rank2", "reason": "output 0 differs"},
+    )
+
+
+def _case_dropped(r):
+    cases = row(r, "aten::relu")["case_results"]
+    cases.remove(next(c for c in cases if c["case"] == "rank4"))
+
+
+def _case_renamed_twice(r):
+    case(r, "aten::relu", "rank4").update(case="rank3", key="aten::relu|float32|rank3")
+
+
+def _case_passed_but_not_run(r):
+    case(r, "aten::relu", "rank2").update(ran=False, worst_error=None, tolerance_used=None)
+    row(r, "aten::relu").update(ran=row(r, "aten::relu")["ran"] - 1)
+
+
+def _case_excluded_without_trait(r):
+    c = case(r, "aten::relu", "rank2")
+    c.update(outcome="excluded", reason="declared unsupported", delegated=False, ran=False)
+    c.update(worst_error=None, tolerance_used=None)
+    o = row(r, "aten::relu")
+    o.update(delegated=o["delegated"] - 1, ran=o["ran"] - 1, passed=o["passed"] - 1)
+
+
+def _case_of_another_operator(r):
+    case(r, "aten::relu", "rank2")["key"] = "aten::add.Tensor|float32|rank2"
+
+
+def _case_outcome_made_up(r):
+    case(r, "aten::relu", "rank2").update(outcome="mostly_passed", reason="close enough")
+
+
+def _case_worse_than_row(r):
+    case(r, "aten::relu", "rank2").update(worst_error=0.5, tolerance_used=0.9)
+
+
+def _case_rows_removed(r):
+    del row(r, "aten::relu")["case_results"]
+
+
 # ----------------------------------------------------------------------------- capabilities and applicability
 
 
@@ -156,6 +211,44 @@ FORGERIES = [
     ),
     ("operators section, OPS not applicable", _rows_without_ops, "operators section, but no OPS check ran"),
     (
+        "a case row failed, counts kept",
+        _case_failed_counts_kept,
+        "(aten::add.Tensor float32): passed is 21, but its case_results add up to 20",
+    ),
+    (
+        "a case row failed, counts mended, OPS-2 still passed",
+        _case_failed_counts_mended,
+        "OPS-2 passed, but operators[0] (aten::add.Tensor float32) has delegated cases that did not pass: rank2",
+    ),
+    (
+        "a case row dropped",
+        _case_dropped,
+        "(aten::relu float32): cases is 15, but its case_results add up to 14",
+    ),
+    ("a case row twice", _case_renamed_twice, "(aten::relu float32): case_results names a case twice"),
+    ("a passed case that did not run", _case_passed_but_not_run, "(rank2): outcome passed with ran False"),
+    (
+        "a case excluded without a declared trait",
+        _case_excluded_without_trait,
+        "(rank2): outcome excluded, but the case has no trait declared unsupported",
+    ),
+    (
+        "a case row of another operator",
+        _case_of_another_operator,
+        "key 'aten::add.Tensor|float32|rank2' is not",
+    ),
+    (
+        "a case outcome made up",
+        _case_outcome_made_up,
+        "(rank2): outcome 'mostly_passed' is not one of passed",
+    ),
+    (
+        "a case worse than its row",
+        _case_worse_than_row,
+        "worst_error 0.0 is not the largest of its case_results",
+    ),
+    ("case rows removed", _case_rows_removed, "field 'operators[3].case_results' is missing"),
+    (
         "capability removed, its checks still passed",
         _drop_capability_keep_passes,
         "(QNT-1) is passed, but backend.capabilities does not declare 'quantized'",
@@ -197,9 +290,9 @@ FORGERIES = [
     ("suite pre-release", lambda r: r.update(suite_version="0.3.0-rc.1"), "'0.3.0-rc.1' was never released"),
     ("schema version as a string", lambda r: r.update(schema_version="2"), "'schema_version' is a string"),
     (
-        "schema version 3",
-        lambda r: r.update(schema_version=3),
-        f"schema_version is 3, but suite {SUITE_VERSION} writes",
+        "schema version 4",
+        lambda r: r.update(schema_version=4),
+        f"schema_version is 4, but suite {SUITE_VERSION} writes",
     ),
     (
         "created with a time zone that overflows",

@@ -15,7 +15,7 @@ from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.released import releases
 from conformance.report import seal
 from conformance.verify import check_report, verify_report
-from conformance.version import SUITE_VERSION
+from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
 
 #: How many checks the suite has (a certify report holds each once).
 N = len(all_checks())
@@ -190,7 +190,7 @@ FORGERIES = [
         "schema version of another suite version",
         _set(("schema_version",), 1),
         True,
-        f"schema_version is 1, but suite {SUITE_VERSION} writes schema_version 2",
+        f"schema_version is 1, but suite {SUITE_VERSION} writes schema_version {REPORT_SCHEMA_VERSION}",
     ),
     ("mode neither certify nor standard", _set(("mode",), "gold"), True, "mode is 'gold'"),
     (

@@ -59,3 +59,32 @@ def runner_file_hashes(runner: Path) -> dict[str, str]:
         for p in files
         if p.is_file()
     }
+
+
+def build_broken_runtime(build: Path) -> Path:
+    """The broken backends' runtime libraries (broken/runtime/) built with CMake against the installed
+    executorch into ``build``; ``build``."""
+    import executorch
+
+    import backend_kit
+
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    for cmd in (
+        [
+            tool("cmake"),
+            "-S",
+            str(Path(__file__).parent / "broken" / "runtime"),
+            "-B",
+            str(build),
+            "-G",
+            "Ninja",
+            f"-DCMAKE_PREFIX_PATH={next(iter(executorch.__path__))}",
+            f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
+            "-DCMAKE_BUILD_TYPE=Release",
+        ],
+        [tool("cmake"), "--build", str(build)],
+    ):
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
+    return build

@@ -333,10 +333,16 @@ def _guide_paths() -> list[tuple[int, str]]:
     return found
 
 
+#: Top-level folders that only commands make (never committed: .gitignore).
+UNTRACKED_TOP = {"build", "reports", "dist"}
+
+
 def _top_level_paths() -> list[tuple[str, int, str]]:
     """In every doc, backticked spans whose first component is a top-level
     folder of the repository (so they can only mean a repository path)."""
-    top = {p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith((".venv", ".git"))}
+    # Folders of the checkout, not of this machine: build/, reports/ and .venv/ hold no tracked file (a
+    # doc may name build/cross/... as where a command writes).
+    top = {p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith(".")} - UNTRACKED_TOP
     found = []
     for doc in DOCS:
         for number, span in inline_code(doc):

@@ -92,13 +92,21 @@ def test_operator_defect_is_caught(tmp_path, name):
     # The other declared operators and dtypes have no failing case.
     assert all(r["first_failing"] is None for key, r in rows.items() if key != (op, dtype)), rows
     assert "first failing case" in output  # the terminal's per-operator table
-    # junit-operators.xml: one testcase per row, the failing one with the reason.
+    # Every case of the row has its outcome; the first failing one is the row's first_failing.
+    outcomes = {c["case"]: c for c in row["case_results"]}
+    assert (
+        len(outcomes) == row["cases"]
+        and outcomes[row["first_failing"]["case"]]["reason"] == (row["first_failing"]["reason"])
+    )
+    # junit-operators.xml: one testcase per case, the failing ones with their reasons.
     junit = ET.parse(tmp_path / "junit-operators.xml")  # noqa: S314  our own output
     cases = {(c.get("classname"), c.get("name")): c for c in junit.iter("testcase")}
-    assert set(cases) == set(rows)
-    failure = cases[(op, dtype)].find("failure")
+    assert set(cases) == {
+        (f"{r['op']} {r['dtype']}", c["case"]) for r in rows.values() for c in r["case_results"]
+    }
+    failure = cases[(f"{op} {dtype}", row["first_failing"]["case"])].find("failure")
     assert failure is not None and re.search(pattern.split(r"\): ", 1)[1], failure.text), failure
-    assert all(c.find("failure") is None for key, c in cases.items() if key != (op, dtype))
+    assert all(c.find("failure") is None for key, c in cases.items() if key[0] != f"{op} {dtype}")
     assert "models" not in report and "models" not in report["options"]  # the model tier runs only when asked
 
 
@@ -154,7 +162,12 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
         assert row["first_failing"] is None, row
     assert code == 0
     suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")  # noqa: S314  our own output
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("9", "0", "2")
+    # one testcase per case and one per pair without cases; the declared-unsupported cases are skipped
+    cases = sum(r["cases"] for r in report["operators"])
+    excluded = sum(c["outcome"] == "excluded" for r in report["operators"] for c in r["case_results"])
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == (str(cases + 2), "0", "0")
+    assert suite.get("skipped") == str(excluded + 2)
+    assert all(c["outcome"] in ("passed", "excluded") for r in report["operators"] for c in r["case_results"])
     rows = {r["op"]: r for r in report["operators"]}
     assert rows["quantized_decomposed::quantize_per_tensor"]["cases"] == 6  # relu, add (3), linear, conv2d
     assert rows["aten::relu"]["cases"] == 15  # 13 static, 2 dynamic

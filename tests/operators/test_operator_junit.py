@@ -46,3 +46,44 @@ def test_no_operator_rows_means_no_file_and_a_stale_one_is_removed(tmp_path):
     (tmp_path / FILENAME).write_text("stale")
     assert write_operators_junit({"results": []}, tmp_path) is None
     assert not (tmp_path / FILENAME).exists()
+
+
+def test_case_rows_become_one_testcase_each_with_their_outcome(tmp_path):
+    from conformance.operators.case_outcomes import case_row
+
+    def case(name, outcome, reason=None, delegated=True, ran=True):
+        return case_row(
+            "aten::relu",
+            "float32",
+            name,
+            outcome,
+            reason,
+            excluded=outcome == "excluded",
+            delegated=delegated,
+            ran=ran,
+        )
+
+    rows = [
+        dict(
+            ROW,
+            op="aten::relu",
+            case_results=[
+                case("rank0", "passed"),
+                case("rank2", "failed_numerics", "output 0 differs"),
+                case("size0", "excluded", "declared unsupported (without=empty)", delegated=False, ran=False),
+                case("rank3", "crashed", "crashed with SIGSEGV in execute of ..."),
+                case("rank4", "not_run", "not run: the execution of case 'rank3' ...", ran=False),
+            ],
+        )
+    ]
+    root = ET.parse(write_operators_junit({"operators": rows}, tmp_path)).getroot()  # noqa: S314
+    suite = root.find("testsuite")
+    assert [(suite.get(k)) for k in ("tests", "failures", "errors", "skipped")] == ["5", "1", "1", "2"]
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert {c.get("classname") for c in cases.values()} == {"aten::relu float32"}
+    assert cases["rank0"].find("failure") is None and cases["rank0"].find("skipped") is None
+    assert cases["rank2"].find("failure").text == "output 0 differs"
+    assert cases["rank3"].find("error").get("message").startswith("crashed: crashed with SIGSEGV")
+    assert cases["rank4"].find("skipped").get("message").startswith("not_run: not run: the execution")
+    props = {p.get("name"): p.get("value") for p in cases["size0"].iter("property")}
+    assert props["outcome"] == "excluded" and props["delegated"] == "False"

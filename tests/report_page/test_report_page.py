@@ -158,19 +158,38 @@ def sample_report() -> dict:
                 "op": "aten::add.Tensor",
                 "dtype": "float32",
                 "cases": 12,
+                "excluded": 0,
+                "delegated": 12,
+                "ran": 12,
                 "passed": 12,
-                "delegated": True,
                 "worst_error": 0.0,
-                "first_failure": None,
+                "tolerance_used": 0.0,
+                "first_failing": None,
             },
             {
                 "op": "aten::mm",
                 "dtype": "float16",
                 "cases": 8,
+                "excluded": 0,
+                "delegated": 8,
+                "ran": 6,
                 "passed": 5,
-                "delegated": True,
                 "worst_error": 0.0123,
-                "first_failure": "shape (3, 0) x (0, 4): output differs",
+                "tolerance_used": 3.1,
+                "first_failing": {"case": "empty_k", "reason": "shape (3, 0) x (0, 4): output differs"},
+                "case_results": [
+                    {
+                        "case": "empty_k",
+                        "outcome": "failed_numerics",
+                        "reason": "shape (3, 0) x (0, 4): output differs",
+                    },
+                    {"case": "square", "outcome": "passed", "reason": None},
+                    {
+                        "case": "wide",
+                        "outcome": "crashed",
+                        "reason": "crashed with SIGSEGV in execute of <b>",
+                    },
+                ],
             },
         ],
         "runtime_log": "I loaded libvendor.so",
@@ -193,9 +212,12 @@ def test_page_holds_verdict_results_operators_logs_and_environment():
     assert set(rows) == {c.id for c in all_checks()}
     assert rows["RT-3"][4] == "FAIL" and "<script>alert(1)</script> & more" in rows["RT-3"][5]
     assert rows["AOT-1"][4] == "PASS"
-    ops = {r[0]: r for r in dom.rows if r and r[0].startswith("aten::")}
+    ops = {r[0]: r for r in dom.rows if r and r[0].startswith("aten::") and len(r) == 7}
     assert ops["aten::mm"][1:4] == ["float16", "8", "5"] and "output differs" in ops["aten::mm"][6]
     assert "2 operator and dtype pairs, 1 pass every case" in markup
+    cases = [r for r in dom.rows if r and r[0] == "aten::mm" and len(r) == 5]
+    assert [r[2:4] for r in cases] == [["empty_k", "failed_numerics"], ["wide", "crashed"]], cases
+    assert "execute of &lt;b&gt;" in markup
     assert "blob format 9.0 is newer" in dom.by_id["logs"] and "I loaded libvendor.so" in dom.by_id["logs"]
     assert "2.13.0+cpu" in dom.by_id["environment"] and "/x/libvendor.so" in dom.by_id["backend"]
     assert "(matches)" in markup
