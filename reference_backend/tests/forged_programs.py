@@ -15,7 +15,7 @@ from forge import refresh_checksum, replace_blob
 from payload_fields import PayloadFields, read_fields
 
 import reference_backend
-from backend_kit.header import decode
+from backend_kit.header import Header, decode, encode
 from reference_backend.pte_blobs import delegate_blobs
 
 
@@ -68,15 +68,32 @@ def quant_conv_pte() -> bytes:
     return _lower(convert_pt2e(prepared), example)
 
 
-def forge(pte: bytes, edit: Callable[[bytearray, PayloadFields], None]) -> bytes:
-    """``pte`` with its blob's payload edited by ``edit(payload, fields)``, checksum recomputed."""
+#: The memory limit a forger writes into the header: the application's default
+#: maximum, so that only that maximum (not the honest limit) bounds the forgery.
+FORGED_MEMORY_LIMIT = 2 << 30
 
-    def apply(raw: bytearray) -> bytearray:
+
+def forge(pte: bytes, edit: Callable[[bytearray, PayloadFields], None]) -> bytes:
+    """``pte`` with its blob's payload edited by ``edit(payload, fields)``, the
+    header's memory limit (header format 2) raised to FORGED_MEMORY_LIMIT and
+    the checksum recomputed: everything an attacker controls."""
+
+    def apply(raw: bytearray) -> bytes:
         h = decode(bytes(raw))
         payload = bytearray(raw[h.header_length :])
         edit(payload, read_fields(bytes(payload), h.blob_format[1]))
-        raw[h.header_length :] = payload
-        return refresh_checksum(raw)
+        if h.memory_limit is None:
+            raw[h.header_length :] = payload
+            return refresh_checksum(raw)
+        header = Header(
+            h.backend_id,
+            h.blob_format,
+            h.backend_version,
+            h.executorch_version,
+            memory_limit=FORGED_MEMORY_LIMIT,
+            named_data_checksums=h.named_data_checksums,
+        )
+        return encode(header, bytes(payload))
 
     return replace_blob(pte, apply)
 
