@@ -20,6 +20,8 @@ CHILD = textwrap.dedent(
     from executorch.runtime import Runtime
     reference_backend.load_runtime()
     args = json.loads(sys.argv[1])
+    if args.get("max_compute"):
+        reference_backend.set_max_compute_steps(args["max_compute"])
     stage = "load"
     error = None
     try:
@@ -32,7 +34,8 @@ CHILD = textwrap.dedent(
             stage = "done"
     except RuntimeError as exc:
         error = str(exc)
-    print("RESULT " + json.dumps({"error": error, "stage": stage}), flush=True)
+    print("RESULT " + json.dumps({"error": error, "stage": stage,
+                                  "max_compute": reference_backend.max_compute_steps()}), flush=True)
     """
 )
 
@@ -41,6 +44,7 @@ CHILD = textwrap.dedent(
 class ChildResult:
     error: str | None  # the RuntimeError ExecuTorch raised, None if it loaded (and ran)
     stage: str  # "load", "execute" or "done": how far it got
+    max_compute: int  # the compute maximum in force in the child
     stderr: str
 
     def backend_lines(self) -> list[str]:
@@ -52,13 +56,16 @@ class ChildResult:
         ]
 
 
-def run_in_child(pte: Path, run: bool = True, env: dict | None = None, timeout: float = 300) -> ChildResult:
-    """Loads ``pte`` (and, with ``run``, executes it on zeros) in a child; the
+def run_in_child(
+    pte: Path, run: bool = True, env: dict | None = None, timeout: float = 300, max_compute: int | None = None
+) -> ChildResult:
+    """Loads ``pte`` (and, with ``run``, executes it on zeros) in a child, after
+    reference_backend.set_max_compute_steps(``max_compute``) if given; the
     child must exit normally within ``timeout`` seconds (minutes: the machine
     may be busy; a bounded runtime refuses at init in well under a second)."""
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD, json.dumps({"pte": str(pte), "run": run})],
+            [sys.executable, "-c", CHILD, json.dumps({"pte": str(pte), "run": run, "max_compute": max_compute})],
             capture_output=True,
             timeout=timeout,
             env={**os.environ, **(env or {})},
@@ -69,4 +76,4 @@ def run_in_child(pte: Path, run: bool = True, env: dict | None = None, timeout: 
     assert proc.returncode == 0, f"the process died ({proc.returncode}): {err[-3000:]}"
     line = next(line for line in proc.stdout.decode().splitlines() if line.startswith("RESULT "))
     result = json.loads(line[len("RESULT ") :])
-    return ChildResult(result["error"], result["stage"], err)
+    return ChildResult(result["error"], result["stage"], result["max_compute"], err)
