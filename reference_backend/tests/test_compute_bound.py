@@ -46,7 +46,7 @@ def heavy(tmp_path_factory):
         set_dims(p, f.values[w], [1, 84, 1, 1])  # the 81 weights and 3 biases, read as one tensor
         set_param(p, f, conv, CONV_GEOMETRY.index("pad_h"), 65535)
         set_param(p, f, conv, CONV_GEOMETRY.index("pad_w"), 400)
-        set_dims(p, f.values[conv.output], [1, 1, 131071, 801])
+        set_dims(p, f.values[conv.output], [1, 1, 131070, 801])
 
     path = tmp_path_factory.mktemp("heavy") / "heavy.pte"
     path.write_bytes(forge(pte, edit))
