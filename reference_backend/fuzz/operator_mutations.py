@@ -40,7 +40,7 @@ PER_CHANNEL_FIXED = {9: 4, 10: 11}
 def _dim(rng: random.Random, old: int) -> int:
     r = rng.random()
     if r < 0.55:
-        return rng.choice(DIMS)
+        return rng.choice([d for d in DIMS if d != old])
     if r < 0.8:
         return (old + rng.choice((-1, 1, 2, 64, 4096))) & U32
     if r < 0.9:
@@ -51,7 +51,7 @@ def _dim(rng: random.Random, old: int) -> int:
 def _word(rng: random.Random, old: int) -> int:
     r = rng.random()
     if r < 0.6:
-        return rng.choice(WORDS)
+        return rng.choice([w for w in WORDS if w != old])
     if r < 0.85:
         return old + rng.choice((-1, 1, 2, 100, 30000))
     return rng.getrandbits(32) - (1 << 31)
@@ -93,6 +93,8 @@ def mutate_operator(payload: bytearray, minor: int, rng: random.Random) -> str:
         d = rng.randrange(value.rank)
         _put_u32(payload, value.dim_at(d), _dim(rng, value.dims[d]))
         what += f"value {value.index} dimension {d}"
+        if value.index == op.output:
+            return what  # a repair would undo it
     elif target == "rank":
         value = f.values[rng.choice(op.inputs)]
         payload[value.at + 2] = rng.choice((0, 1, 2, 3, 4, 5, 8, 9, 255))
