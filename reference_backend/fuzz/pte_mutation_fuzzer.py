@@ -542,8 +542,16 @@ def main(argv: list[str] | None = None) -> int:
         "mutants": args.count,
         "seed": args.seed,
         "seconds": round(elapsed, 1),
-        "deaths": sum(1 for f in failures if f["failure"].startswith("SIG")),
-        "over_time_bound": sum(1 for f in failures if f["failure"] == "over-time-bound"),
+        # Deaths by a signal and runs over the time bound, the backend's (the
+        # failure follows the blob when replayed) and ExecuTorch's.
+        "deaths": {
+            where: sum(1 for f in failures if f["failure"].startswith("SIG") and f["where"] == where)
+            for where in ("backend", "upstream")
+        },
+        "over_time_bound": {
+            where: sum(1 for f in failures if f["failure"] == "over-time-bound" and f["where"] == where)
+            for where in ("backend", "upstream")
+        },
         "time_bound_seconds": args.time_bound,
         "max_compute_steps": args.max_compute_steps,
         "runner_restarts": restarts,
