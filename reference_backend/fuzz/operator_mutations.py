@@ -102,7 +102,9 @@ def mutate_operator(payload: bytearray, minor: int, rng: random.Random) -> str:
     elif target == "operand":
         k = rng.randrange(4)
         at = op.at + (4 if k == 3 else 8 + 4 * k)
-        _put_u32(payload, at, rng.choice((0, 1, len(f.values) - 1, len(f.values), rng.randrange(len(f.values)))))
+        _put_u32(
+            payload, at, rng.choice((0, 1, len(f.values) - 1, len(f.values), rng.randrange(len(f.values))))
+        )
         what += "result id" if k == 3 else f"operand {k} id"
     else:
         payload[op.at + 1] = rng.choice((0, 1, 2, 3, 4, 255))

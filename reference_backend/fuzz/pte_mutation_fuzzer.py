@@ -63,6 +63,7 @@ sys.path.insert(0, str(REPO / "reference_backend" / "tests"))  # payload_fields,
 sys.path.insert(0, str(HERE))
 
 from operator_mutations import mutate_operator  # noqa: E402
+
 BACKEND_ID = b"ReferenceBackend"
 #: Interesting u32 values: boundaries, the 16384x16384 of issue 17, sign bits.
 INTERESTING = (
@@ -108,14 +109,17 @@ def export_seeds(out: Path) -> None:
     """Writes the exported seeds (run in a child: exporting starts torch's thread pools)."""
     import torch
     from executorch.exir import to_edge_transform_and_lower
-
     from forged_programs import conv_relu_pte, quant_conv_pte, quant_net_pte
     from models import cases
 
     import reference_backend
 
     out.mkdir(parents=True, exist_ok=True)
-    for name, make in (("conv_relu", conv_relu_pte), ("quant_conv", quant_conv_pte), ("quant_net", quant_net_pte)):
+    for name, make in (
+        ("conv_relu", conv_relu_pte),
+        ("quant_conv", quant_conv_pte),
+        ("quant_net", quant_net_pte),
+    ):
         (out / f"{name}.pte").write_bytes(make())
     torch.manual_seed(0)
     specs = {"": [], "-named": reference_backend.named_data_specs(256)}

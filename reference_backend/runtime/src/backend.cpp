@@ -269,11 +269,12 @@ Error check_compute(const Graph& g) {
   const Op& op = g.ops[need.largest_op];
   const auto show = [](Size s) { return s.ok() ? static_cast<unsigned long long>(s.value()) : ULLONG_MAX; };
   // ExecuTorch cuts log lines at 256 bytes: this one stays below with 20-digit numbers.
-  RB_LOG(Error,
-         "%s: refusing a blob needing ~%llu compute steps per execute (op %zu, %s: %llu), more than the %" PRIu64
-         " allowed (raise it with %s)",
-         kBackendId, show(need.total), need.largest_op, op_name(op.code), show(need.largest), limit,
-         kMaxComputeEnv);
+  RB_LOG(
+      Error,
+      "%s: refusing a blob needing ~%llu compute steps per execute (op %zu, %s: %llu), more than the %" PRIu64
+      " allowed (raise it with %s)",
+      kBackendId, show(need.total), need.largest_op, op_name(op.code), show(need.largest), limit,
+      kMaxComputeEnv);
   return Error::OutOfResources;
 }
 
