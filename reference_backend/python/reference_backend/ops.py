@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from reference_backend import float_ops
+
 #: Most dimensions a tensor may have (kMaxRank in graph.h).
 MAX_RANK = 8
 
@@ -38,7 +40,22 @@ SUPPORTED_OPS: dict[str, OpSpec] = {
     "quantized_decomposed::quantize_per_tensor": OpSpec(opcode=7, min_inputs=1, max_inputs=1),
     "quantized_decomposed::dequantize_per_tensor": OpSpec(opcode=8, min_inputs=1, max_inputs=1),
     "quantized_decomposed::dequantize_per_channel": OpSpec(opcode=None, min_inputs=1, max_inputs=1),
+    # Blob format 1.4 (reference_backend.float_ops: constraints and parameter words):
+    "aten::div.Tensor": OpSpec(opcode=13, min_inputs=2, max_inputs=2),
+    "aten::sigmoid": OpSpec(opcode=14, min_inputs=1, max_inputs=1),
+    "aten::tanh": OpSpec(opcode=15, min_inputs=1, max_inputs=1),
+    "aten::clamp": OpSpec(opcode=16, min_inputs=1, max_inputs=1),
+    "aten::hardtanh": OpSpec(opcode=16, min_inputs=1, max_inputs=1),
+    "aten::max_pool2d_with_indices": OpSpec(opcode=17, min_inputs=1, max_inputs=1),
+    "aten::avg_pool2d": OpSpec(opcode=18, min_inputs=1, max_inputs=1),
+    "aten::_softmax": OpSpec(opcode=19, min_inputs=1, max_inputs=1),
+    "aten::mean.dim": OpSpec(opcode=20, min_inputs=1, max_inputs=1),
+    "aten::permute_copy": OpSpec(opcode=21, min_inputs=1, max_inputs=1),
+    "aten::view_copy": OpSpec(opcode=22, min_inputs=1, max_inputs=1),
 }
+
+#: Highest opcode of blob format 1.3; the operators above it need 1.4.
+MAX_OPCODE_V3 = 12
 
 #: What the graph pass folds into (reference_backend.quantized_ops): opcode, tensor operands.
 BACKEND_OPS: dict[str, OpSpec] = {
@@ -167,7 +184,7 @@ def why_unsupported(node: torch.fx.Node) -> str | None:
         return _int8_per_tensor(node)
     if name == _DEQUANTIZE_PER_CHANNEL:
         return _folded_weight(node)
-    if not _float32(node.meta.get("val")):
+    if not _float32(float_ops.result_value(node)):
         return "result is not a float32 tensor with static or bounded shape"
     operands = tensor_inputs(node)
     if not spec.min_inputs <= len(operands) <= spec.max_inputs:
@@ -194,4 +211,6 @@ def why_unsupported(node: torch.fx.Node) -> str | None:
             return "groups must be a positive int"
         if any(d for d in operands[1].meta["val"].shape[2:] if not isinstance(d, int)):
             return "conv2d kernel size must be static"
+    if name in float_ops.OPERATORS:
+        return float_ops.constraint(node, name)
     return None
