@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from reference_backend import float_ops
+from reference_backend.version import BLOB_FORMAT, FLOAT_OPS_MINOR, QUANT_MINOR
 
 #: Most dimensions a tensor may have (kMaxRank in graph.h).
 MAX_RANK = 8
@@ -54,8 +55,14 @@ SUPPORTED_OPS: dict[str, OpSpec] = {
     "aten::view_copy": OpSpec(opcode=22, min_inputs=1, max_inputs=1),
 }
 
-#: Highest opcode of blob format 1.3; the operators above it need 1.4.
+#: Highest opcode of blob formats 1.0 to 1.2, and of 1.3; the operators above each need the next minor.
+MAX_OPCODE_V0 = 5
 MAX_OPCODE_V3 = 12
+
+
+def minor_needed(opcode: int) -> int:
+    """The oldest blob format minor that stores ``opcode``."""
+    return FLOAT_OPS_MINOR if opcode > MAX_OPCODE_V3 else QUANT_MINOR if opcode > MAX_OPCODE_V0 else 0
 
 #: What the graph pass folds into (reference_backend.quantized_ops): opcode, tensor operands.
 BACKEND_OPS: dict[str, OpSpec] = {
@@ -172,14 +179,17 @@ def _folded_weight(node: torch.fx.Node) -> str | None:
     return None
 
 
-def why_unsupported(node: torch.fx.Node) -> str | None:
-    """None if the runtime can execute ``node``, else the reason it cannot."""
+def why_unsupported(node: torch.fx.Node, blob_minor: int = BLOB_FORMAT[1]) -> str | None:
+    """None if the runtime can execute ``node`` in a blob of format 1.``blob_minor``, else the reason it
+    cannot."""
     if node.op != "call_function":
         return "not an operator call"
     name = op_name(node.target)
     spec = SUPPORTED_OPS.get(name)
     if spec is None:
         return f"operator {name or node.target} is not supported"
+    if spec.opcode is not None and blob_minor < minor_needed(spec.opcode):
+        return f"{name} needs blob format 1.{minor_needed(spec.opcode)}; the partitioner writes 1.{blob_minor}"
     if name in (_QUANTIZE, _DEQUANTIZE):
         return _int8_per_tensor(node)
     if name == _DEQUANTIZE_PER_CHANNEL:

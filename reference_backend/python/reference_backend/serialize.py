@@ -44,14 +44,14 @@ from reference_backend.compile_specs import CompileOptions
 from reference_backend.ops import (
     BACKEND_OPS,
     DTYPE_CODES,
-    MAX_OPCODE_V3,
     MAX_RANK,
     SUPPORTED_OPS,
+    minor_needed,
     op_name,
     tensor_inputs,
     value_layout,
 )
-from reference_backend.version import FLOAT_OPS_MINOR, NAMED_DATA_MINOR, QUANT_MINOR
+from reference_backend.version import NAMED_DATA_MINOR, QUANT_MINOR
 
 KIND_ACTIVATION = 0
 KIND_CONSTANT = 1
@@ -341,13 +341,9 @@ def _op_record(
             f"operator {name or node.target} is not supported by the runtime"
             + (" (the quantize/dequantize fold did not take it)" if spec else "")
         )
-    if spec.opcode > 5 and minor < QUANT_MINOR:
+    if minor < minor_needed(spec.opcode):
         raise SerializationError(
-            f"{node.name}: {name} needs blob format 1.{QUANT_MINOR}; format 1.{minor} cannot store it"
-        )
-    if spec.opcode > MAX_OPCODE_V3 and minor < FLOAT_OPS_MINOR:
-        raise SerializationError(
-            f"{node.name}: {name} needs blob format 1.{FLOAT_OPS_MINOR}; format 1.{minor} cannot store it"
+            f"{node.name}: {name} needs blob format 1.{minor_needed(spec.opcode)}; format 1.{minor} cannot store it"
         )
     operands = tensor_inputs(node)
     try:
