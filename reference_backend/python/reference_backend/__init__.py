@@ -25,8 +25,10 @@ from reference_backend.runtime import (
     RuntimeLoadError,
     judge_blob,
     load_runtime,
+    max_compute_steps,
     max_memory_bytes,
     runtime_info,
+    set_max_compute_steps,
     set_max_memory_bytes,
 )
 from reference_backend.version import BLOB_FORMAT, __version__
@@ -49,8 +51,10 @@ __all__ = [
     "judge_blob",
     "load_method",
     "load_runtime",
+    "max_compute_steps",
     "max_memory_bytes",
     "named_data_specs",
     "runtime_info",
+    "set_max_compute_steps",
     "set_max_memory_bytes",
 ]

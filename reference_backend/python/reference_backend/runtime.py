@@ -30,8 +30,10 @@ __all__ = [
     "judge_blob",
     "library_path",
     "load_runtime",
+    "max_compute_steps",
     "max_memory_bytes",
     "runtime_info",
+    "set_max_compute_steps",
     "set_max_memory_bytes",
 ]
 
@@ -92,6 +94,10 @@ def load_runtime(path: str | Path | None = None) -> ctypes.CDLL:
     lib.reference_backend_set_max_memory_bytes.argtypes = [ctypes.c_uint64]
     lib.reference_backend_max_memory_bytes.restype = ctypes.c_uint64
     lib.reference_backend_max_memory_bytes.argtypes = []
+    lib.reference_backend_set_max_compute_steps.restype = ctypes.c_int
+    lib.reference_backend_set_max_compute_steps.argtypes = [ctypes.c_uint64]
+    lib.reference_backend_max_compute_steps.restype = ctypes.c_uint64
+    lib.reference_backend_max_compute_steps.argtypes = []
     return lib
 
 
@@ -111,6 +117,25 @@ def set_max_memory_bytes(limit: int) -> None:
 def max_memory_bytes() -> int:
     """The maximum in force: the value set, else the environment's, else 2 GiB."""
     return int(load_runtime().reference_backend_max_memory_bytes())
+
+
+#: Environment variable with the most compute steps one execute() of a blob may take (default 10^10).
+MAX_COMPUTE_ENV = "REFERENCE_BACKEND_MAX_COMPUTE_STEPS"
+
+
+def set_max_compute_steps(limit: int) -> None:
+    """Sets the most compute steps one execute() of a blob may take, as the
+    runtime's init() estimates them from the blob's shapes (one step per
+    innermost kernel iteration or element touched); a blob estimated above it
+    is refused at init. Overrides $REFERENCE_BACKEND_MAX_COMPUTE_STEPS."""
+    if not 0 < int(limit) < 1 << 64:
+        raise ValueError(f"the compute maximum must be 1 to 2^64-1 steps, got {limit}")
+    load_runtime().reference_backend_set_max_compute_steps(int(limit))
+
+
+def max_compute_steps() -> int:
+    """The compute maximum in force: the value set, else the environment's, else 10^10."""
+    return int(load_runtime().reference_backend_max_compute_steps())
 
 
 def _parse_lines(text: str) -> dict[str, str]:

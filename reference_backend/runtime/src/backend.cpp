@@ -1,7 +1,8 @@
 /*
  * The ExecuTorch BackendInterface of the reference backend: init() judges
  * and parses the blob, checks its memory need against the blob's declared
- * limit and the application's maximum, looks up and verifies its named
+ * limit and the application's maximum and its estimated work against the
+ * application's compute maximum (compute.h), looks up and verifies its named
  * data; execute() runs it, destroy() frees it.
  *
  * Every line goes to the log through RB_LOG, which escapes each byte that is
@@ -9,6 +10,8 @@
  * UTF-8 and ends the process on a decoding error.
  */
 #include <reference_backend/bind.h>
+#include <reference_backend/checked.h>
+#include <reference_backend/compute.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/reference_backend.h>
 #include <reference_backend/versions.h>
@@ -21,6 +24,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -188,58 +192,90 @@ Error resolve_named_data(const BackendInitContext& context, const backend_kit::H
 /// the copied constants and one buffer per op result (64-byte rounded, as
 /// the Executor's arena). Keep it covering every allocation whose size
 /// comes from the blob: it is compared with the limits before allocating.
-uint64_t memory_need(const Graph& g) {
+/// A failed Size (more than 2^64 bytes) is above every limit.
+Size memory_need(const Graph& g) {
   // The constants count even when read in place: an unaligned payload copies them.
-  uint64_t total = g.constant_bytes;
+  Size total = g.constant_bytes;
   for (const Op& op : g.ops) {
-    total += (g.values[op.output].numel * sizeof(float) + 63) & ~uint64_t{63};
+    total += (Size(g.values[op.output].numel) * sizeof(float)).align_up(64);
   }
   return total;
 }
 
-/// The application's maximum, 0 until set or read from the environment.
-std::atomic<uint64_t> g_max_memory{0};
+/// One of the application's maxima: the value set through the C API, else
+/// the environment's (read once), else the default.
+struct Maximum {
+  const char* env;
+  uint64_t fallback;
+  const char* unit;  // "bytes", "steps"
+  const char* what;  // "a byte count", "a step count"
+  std::atomic<uint64_t> value{0};  // 0 until set or read
 
-uint64_t max_memory_bytes() {
-  uint64_t limit = g_max_memory.load(std::memory_order_relaxed);
-  if (limit != 0) return limit;
-  limit = kDefaultMaxMemoryBytes;
-  if (const char* text = std::getenv(kMaxMemoryEnv)) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long parsed = std::strtoull(text, &end, 10);
-    if (errno == 0 && end != text && *end == '\0' && parsed > 0 && text[0] != '-') {
-      limit = parsed;
-    } else {
-      RB_LOG(Error, "%s: %s='%s' is not a byte count; using the default maximum of %" PRIu64 " bytes",
-             kBackendId, kMaxMemoryEnv, text, kDefaultMaxMemoryBytes);
+  uint64_t get() {
+    uint64_t limit = value.load(std::memory_order_relaxed);
+    if (limit != 0) return limit;
+    limit = fallback;
+    if (const char* text = std::getenv(env)) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long parsed = std::strtoull(text, &end, 10);
+      if (errno == 0 && end != text && *end == '\0' && parsed > 0 && text[0] != '-') {
+        limit = parsed;
+      } else {
+        RB_LOG(Error, "%s: %s='%s' is not %s; using the default maximum of %" PRIu64 " %s", kBackendId, env,
+               text, what, fallback, unit);
+      }
     }
+    uint64_t unset = 0;
+    value.compare_exchange_strong(unset, limit);
+    return value.load();
   }
-  uint64_t unset = 0;
-  g_max_memory.compare_exchange_strong(unset, limit);
-  return g_max_memory.load();
-}
+};
+
+Maximum g_max_memory{kMaxMemoryEnv, kDefaultMaxMemoryBytes, "bytes", "a byte count"};
+Maximum g_max_compute{kMaxComputeEnv, kDefaultMaxComputeSteps, "steps", "a step count"};
 
 /// Refuses a graph whose memory need exceeds what the blob's header declares
 /// (format 2: then the payload was altered) or the application's maximum.
 Error check_memory(const backend_kit::Header& header, const Graph& g) {
-  const uint64_t need = memory_need(g);
-  if (header.has_memory_limit && need > header.memory_limit) {
+  const Size need = memory_need(g);
+  const unsigned long long shown = need.ok() ? need.value() : UINT64_MAX;
+  if (header.has_memory_limit && !need.at_most(header.memory_limit)) {
     RB_LOG(Error,
-           "%s: invalid blob: the payload needs %" PRIu64 " bytes of memory, more than the %" PRIu64
+           "%s: invalid blob: the payload needs %llu bytes of memory, more than the %" PRIu64
            " bytes its header declares (the blob was altered)",
-           kBackendId, need, header.memory_limit);
+           kBackendId, shown, header.memory_limit);
     return Error::InvalidProgram;
   }
-  const uint64_t limit = max_memory_bytes();
-  if (need > limit) {
+  const uint64_t limit = g_max_memory.get();
+  size_t addressable = 0;
+  if (!need.at_most(limit) || !need.to_size(addressable)) {
     RB_LOG(Error,
-           "%s: refusing a blob that needs %" PRIu64 " bytes of memory, more than this application "
+           "%s: refusing a blob that needs %llu bytes of memory, more than this application "
            "allows (%" PRIu64 " bytes; raise it with %s or reference_backend_set_max_memory_bytes)",
-           kBackendId, need, limit, kMaxMemoryEnv);
+           kBackendId, shown, limit, kMaxMemoryEnv);
     return Error::MemoryAllocationFailed;
   }
   return Error::Ok;
+}
+
+/// Refuses a graph whose estimated work per execute() (compute.h) exceeds
+/// the application's maximum: one line naming the estimate, the maximum and
+/// the op with the most steps.
+Error check_compute(const Graph& g) {
+  const ComputeNeed need = compute_need(g);
+  const uint64_t limit = g_max_compute.get();
+  if (need.total.at_most(limit)) return Error::Ok;
+  const Op& op = g.ops[need.largest_op];
+  const auto show = [](Size s) { return s.ok() ? static_cast<unsigned long long>(s.value()) : ULLONG_MAX; };
+  RB_LOG(Error,
+         "%s: refusing a blob whose execute would take an estimated %llu compute steps, more than this "
+         "application allows (%" PRIu64
+         " steps; raise it with %s or reference_backend_set_max_compute_steps); the largest is op %zu (%s) "
+         "with %llu steps",
+         kBackendId, show(need.total), limit, kMaxComputeEnv, need.largest_op, op_name(op.code),
+         show(need.largest));
+  return Error::OutOfResources;
 }
 
 class ReferenceBackendInterface final : public BackendInterface {
@@ -269,6 +305,8 @@ class ReferenceBackendInterface final : public BackendInterface {
       }
       const Error fits = check_memory(j.header, graph);
       if (fits != Error::Ok) return fits;
+      const Error bounded = check_compute(graph);
+      if (bounded != Error::Ok) return bounded;
       NamedData named;
       const Error resolved = resolve_named_data(context, j.header, graph, named);
       if (resolved != Error::Ok) return resolved;
@@ -307,12 +345,22 @@ ReferenceBackendInterface& instance() {
 // library holding the id: backend_kit::register_backend.
 extern "C" int reference_backend_set_max_memory_bytes(uint64_t bytes) {
   if (bytes == 0) return static_cast<int>(executorch::runtime::Error::InvalidArgument);
-  reference_backend::g_max_memory.store(bytes);
+  reference_backend::g_max_memory.value.store(bytes);
   return 0;
 }
 
 extern "C" uint64_t reference_backend_max_memory_bytes(void) {
-  return reference_backend::max_memory_bytes();
+  return reference_backend::g_max_memory.get();
+}
+
+extern "C" int reference_backend_set_max_compute_steps(uint64_t steps) {
+  if (steps == 0) return static_cast<int>(executorch::runtime::Error::InvalidArgument);
+  reference_backend::g_max_compute.value.store(steps);
+  return 0;
+}
+
+extern "C" uint64_t reference_backend_max_compute_steps(void) {
+  return reference_backend::g_max_compute.get();
 }
 
 extern "C" int reference_backend_register(void) {

@@ -1,9 +1,11 @@
 #include <reference_backend/bind.h>
+#include <reference_backend/checked.h>
 #include <reference_backend/versions.h>
 
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/platform/log.h>
 
+#include <limits>
 #include <string>
 
 namespace reference_backend {
@@ -55,7 +57,9 @@ Error check_tensor(const EValue* arg, const Value& expected, const char* role, s
   got.dtype = dtype_of(t.scalar_type());
   bool same = got.dtype == expected.dtype && got.rank == expected.rank;
   for (uint32_t d = 0; d < got.rank && d < kMaxRank; ++d) {
-    got.dims[d] = static_cast<uint32_t>(t.size(d));
+    const auto size = t.size(d);
+    same = same && size >= 0;  // a negative size is no shape the blob declares
+    got.dims[d] = size < 0 ? 0 : static_cast<uint32_t>(size);
     if (d < expected.rank) dims[d] = got.dims[d];
   }
   if (!same) {
@@ -102,7 +106,13 @@ Error bind_and_run(Executor& executor, Span<EValue*> args, std::vector<const voi
     SizesType sizes[kMaxRank];
     bool differs = false;
     for (uint32_t d = 0; d < shape.rank; ++d) {
-      sizes[d] = static_cast<SizesType>(shape.dims[d]);
+      int32_t size = 0;
+      if (!Size(shape.dims[d]).to_i32(size) || size > std::numeric_limits<SizesType>::max()) {
+        ET_LOG(Error, "%s: execute: output %zu dimension %u is %u, more than an ExecuTorch size holds",
+               kBackendId, i, d, shape.dims[d]);
+        return Error::InvalidArgument;
+      }
+      sizes[d] = static_cast<SizesType>(size);
       differs = differs || t.size(d) != sizes[d];
     }
     if (differs) {

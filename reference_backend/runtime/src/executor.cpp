@@ -1,3 +1,4 @@
+#include <reference_backend/checked.h>
 #include <reference_backend/executor.h>
 #include <reference_backend/float_ops.h>
 
@@ -192,13 +193,15 @@ Executor::Executor(Graph graph)
   // Every op result gets its own arena slot, sized for the bounds; results
   // that are graph outputs are written straight into the caller's output
   // tensor by run() instead.
-  uint64_t total = 0;
+  // The total is at most the memory need init() checked (backend.cpp:
+  // memory_need, in checked arithmetic, and narrowed to size_t there).
+  Size total = 0;
   for (const Op& op : graph_.ops) {
     const Value& v = graph_.values[op.output];
-    arena_offset_[op.output] = total;
-    total += (v.numel * dtype_size(v.dtype) + 63) & ~uint64_t{63};
+    arena_offset_[op.output] = total.value();
+    total += (Size(v.numel) * dtype_size(v.dtype)).align_up(64);
   }
-  arena_.resize(total / 8);
+  arena_.resize(static_cast<size_t>(total.value() / 8));
 }
 
 bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
@@ -206,7 +209,7 @@ bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& declared = g.values[g.inputs[i]];
     Value& v = shapes_[g.inputs[i]];
-    v.numel = 1;
+    Size numel = 1;
     for (uint32_t d = 0; d < declared.rank; ++d) {
       const uint32_t size = input_dims[i][d];
       const bool dynamic = (declared.dynamic_mask >> d) & 1;
@@ -222,8 +225,9 @@ bool Executor::prepare(const uint32_t* const* input_dims, std::string& error) {
         return false;
       }
       v.dims[d] = size;
-      v.numel *= size;
+      numel *= size;
     }
+    v.numel = numel.value();  // at most the declared bound's, which init() checked
   }
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];

@@ -10,8 +10,6 @@
 namespace reference_backend {
 namespace {
 
-constexpr uint64_t kMaxViewNumel = 1ull << 31;  // graph.cpp's bound on any value
-
 /// Pooling geometry of one spatial dimension, from the op's words.
 struct Window {
   uint32_t kernel, stride, pad, dilation;
@@ -31,13 +29,17 @@ bool ceil_mode(const Op& op, const int32_t* p) {
 
 /// One output size of a pooling window, as torch's pooling_output_shape: in
 /// ceil mode the last window must start inside the input or its left padding.
+/// False for an empty input, a window larger than the padded input or a size
+/// that does not fit 32 bits.
 bool pool_out(uint64_t in, const Window& w, bool ceil, uint32_t& out) {
-  const uint64_t span = uint64_t{w.dilation} * (w.kernel - 1) + 1;
-  if (in == 0 || in + 2ull * w.pad < span) return false;
-  uint64_t n = (in + 2ull * w.pad - span + (ceil ? w.stride - 1 : 0)) / w.stride + 1;
-  if (ceil && (n - 1) * w.stride >= in + w.pad) --n;
-  out = static_cast<uint32_t>(n);
-  return true;
+  const Size span = Size(w.dilation) * (w.kernel - 1) + 1;
+  const Size padded = Size(in) + Size(w.pad) * 2;
+  if (in == 0 || w.kernel == 0 || w.stride == 0 || !span.ok() || !padded.ok() || padded.value() < span.value()) {
+    return false;
+  }
+  Size n = (padded - span + (ceil ? w.stride - 1 : 0)) / w.stride + 1;
+  if (ceil && n.ok() && ((n - 1) * w.stride).value() >= in + w.pad) n = n - 1;
+  return n.to_u32(out);
 }
 
 bool flag(int32_t v) {
@@ -312,8 +314,12 @@ bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value&
       return true;
     }
     case OpCode::kView: {
+      if (op.param_count > kMaxRank) {
+        why = backend_kit::format("view to rank %u, at most %u", op.param_count, kMaxRank);
+        return false;
+      }
       out.rank = op.param_count;
-      uint64_t numel = 1;
+      Size numel = 1;
       for (uint32_t k = 0; k < op.param_count; ++k) {
         if (p[k] < 0) {
           why = backend_kit::format("view size %u is %d", k, p[k]);
@@ -321,16 +327,39 @@ bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value&
         }
         out.dims[k] = static_cast<uint32_t>(p[k]);
         numel *= out.dims[k];
-        if (numel > kMaxViewNumel) numel = kMaxViewNumel + 1;  // saturate: compared below
       }
-      if (numel != x.numel) {
+      if (!numel.ok() || numel.value() != x.numel) {
         why = backend_kit::format("view of %llu elements as %llu", static_cast<unsigned long long>(x.numel),
-                                  static_cast<unsigned long long>(numel));
+                                  static_cast<unsigned long long>(numel.value()));
         return false;
       }
       return true;
     }
     default: return true;  // elementwise: the input's shape
+  }
+}
+
+Size float_op_steps(const Graph& g, const Op& op) {
+  const Value& x = g.values[op.inputs[0]];
+  const Value& out = g.values[op.output];
+  const Size n = out.numel;
+  const int32_t* p = g.params.data() + op.param_offset;
+  switch (op.code) {
+    case OpCode::kDiv: return n * 4;  // as add: two reads, one write, the broadcast carry
+    case OpCode::kSigmoid:
+    case OpCode::kTanh:
+    case OpCode::kClamp:
+    case OpCode::kPermute:  // one read, one write (and the odometer's carry, amortized)
+    case OpCode::kView: return n * 2;
+    case OpCode::kMaxPool2d:
+    case OpCode::kAvgPool2d: {
+      // Per output element: per kernel row (a bounds check), per kernel column (a read).
+      const Size per_window = word_size(p[0]) * (word_size(p[1]) + 1) + 1;
+      return n * (per_window + 1);
+    }
+    case OpCode::kSoftmax: return Size(x.numel) * 4;  // max, sum of exp, exp and divide; per row
+    case OpCode::kMean: return Size(x.numel) + n * 2;  // every input read once, each output written
+    default: return Size::invalid();
   }
 }
 

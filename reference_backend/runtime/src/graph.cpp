@@ -1,3 +1,4 @@
+#include <reference_backend/checked.h>
 #include <reference_backend/float_ops.h>
 #include <reference_backend/graph.h>
 
@@ -144,15 +145,65 @@ bool broadcast_shape(const Value& a, const Value& b, Value& out) {
   return true;
 }
 
-/// One spatial output size of a convolution, or false if it is empty.
-bool conv_out(uint64_t in, uint64_t k, uint64_t stride, uint64_t pad, uint64_t dil, uint32_t& out) {
-  const uint64_t span = dil * (k - 1) + 1;
-  if (stride == 0 || in + 2 * pad < span) return false;
-  out = static_cast<uint32_t>((in + 2 * pad - span) / stride + 1);
+/// One spatial output size of a convolution, (in + 2 * pad - span) / stride + 1
+/// with span = dil * (k - 1) + 1, in checked arithmetic. False, with `why`
+/// naming the dimension ("height", "width"), for a zero-sized kernel (the
+/// span would wrap to 0), an empty output or one that does not fit 32 bits.
+bool conv_out(Size in, Size k, Size stride, Size pad, Size dil, const char* which, uint32_t& out,
+              std::string& why) {
+  if (k.value() == 0) {
+    why = backend_kit::format("conv2d kernel %s is 0 (weight dimension %s)", which,
+                              which[0] == 'h' ? "2" : "3");
+    return false;
+  }
+  const Size span = dil * (k - 1) + 1;
+  const Size padded = in + pad * 2;
+  if (stride.value() == 0 || !span.ok() || !padded.ok() || padded.value() < span.value()) {
+    why = backend_kit::format(
+        "conv2d output %s would be empty (kernel %s %llu, dilation %llu: larger than the padded input "
+        "%llu, or stride 0)",
+        which, which, static_cast<unsigned long long>(k.value()), static_cast<unsigned long long>(dil.value()),
+        static_cast<unsigned long long>(padded.value()));
+    return false;
+  }
+  const Size size = (padded - span) / stride + 1;
+  if (!size.to_u32(out)) {
+    why = backend_kit::format("conv2d output %s is %llu, more than a 32-bit dimension holds", which,
+                              static_cast<unsigned long long>(size.value()));
+    return false;
+  }
   return true;
 }
 
 }  // namespace
+
+const char* op_name(OpCode code) {
+  switch (code) {
+    case OpCode::kAdd: return "add";
+    case OpCode::kSub: return "sub";
+    case OpCode::kMul: return "mul";
+    case OpCode::kRelu: return "relu";
+    case OpCode::kLinear: return "linear";
+    case OpCode::kConv2d: return "conv2d";
+    case OpCode::kQuantize: return "quantize";
+    case OpCode::kDequantize: return "dequantize";
+    case OpCode::kQLinear: return "qlinear";
+    case OpCode::kQConv2d: return "qconv2d";
+    case OpCode::kQAdd: return "qadd";
+    case OpCode::kQRelu: return "qrelu";
+    case OpCode::kDiv: return "div";
+    case OpCode::kSigmoid: return "sigmoid";
+    case OpCode::kTanh: return "tanh";
+    case OpCode::kClamp: return "clamp";
+    case OpCode::kMaxPool2d: return "max_pool2d";
+    case OpCode::kAvgPool2d: return "avg_pool2d";
+    case OpCode::kSoftmax: return "softmax";
+    case OpCode::kMean: return "mean";
+    case OpCode::kPermute: return "permute";
+    case OpCode::kView: return "view";
+  }
+  return "unknown";
+}
 
 bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& out, std::string& why) {
   const Value& x = *in[0];
@@ -191,10 +242,18 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
     case OpCode::kQConv2d: {
       const Value& w = *in[1];
       const int32_t* p = g.params.data() + op.param_offset;
-      const uint32_t groups = static_cast<uint32_t>(p[6]);
-      if (x.rank != 4 || w.rank != 4 || groups == 0 || w.dims[1] * groups != x.dims[1] ||
-          w.dims[0] % groups != 0) {
-        why = "conv2d needs x[N, C, H, W] and weight[O, C/groups, kh, kw] with O divisible by groups";
+      const Size groups = word_size(p[6]);
+      if (x.rank != 4 || w.rank != 4) {
+        why = "conv2d needs x[N, C, H, W] and weight[O, C/groups, kh, kw]";
+        return false;
+      }
+      const Size channels = Size(w.dims[1]) * groups;
+      if (!groups.ok() || groups.value() == 0 || !channels.ok() || channels.value() != x.dims[1] ||
+          w.dims[0] % groups.value() != 0) {
+        why = backend_kit::format(
+            "conv2d weight [%u, %u, ...] with groups %d does not fit x with %u channels (C = weight "
+            "dimension 1 x groups, O divisible by groups)",
+            w.dims[0], w.dims[1], p[6], x.dims[1]);
         return false;
       }
       if (op.num_inputs == 3 && (in[2]->rank != 1 || in[2]->dims[0] != w.dims[0])) {
@@ -202,10 +261,10 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
         return false;
       }
       out.dims[1] = w.dims[0];
+      static const char* const kWhich[2] = {"height", "width"};
       for (uint32_t s = 0; s < 2; ++s) {
-        if (!conv_out(x.dims[2 + s], w.dims[2 + s], static_cast<uint32_t>(p[s]),
-                      static_cast<uint32_t>(p[2 + s]), static_cast<uint32_t>(p[4 + s]), out.dims[2 + s])) {
-          why = "conv2d output would be empty (kernel larger than the padded input, or stride 0)";
+        if (!conv_out(x.dims[2 + s], w.dims[2 + s], word_size(p[s]), word_size(p[2 + s]), word_size(p[4 + s]),
+                      kWhich[s], out.dims[2 + s], why)) {
           return false;
         }
       }
@@ -215,25 +274,40 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
       if (!infer_float_op_shape(op, g.params.data() + op.param_offset, x, out, why)) return false;
       break;
   }
-  out.numel = 1;
-  for (uint32_t d = 0; d < out.rank; ++d) out.numel *= out.dims[d];
+  Size numel = 1;
+  for (uint32_t d = 0; d < out.rank; ++d) numel *= out.dims[d];
+  if (!numel.ok()) {
+    why = "its result would have more than 2^64 elements";
+    return false;
+  }
+  out.numel = numel.value();
   return true;
 }
 
 namespace {
 
-/// Words of Graph::params the op needs (per-channel ops: from the weight's first dimension).
-uint32_t expected_params(const Graph& g, const Op& op) {
+/// Words of Graph::params the op needs (per-channel ops: two per output
+/// channel, the weight's first dimension, on top of `fixed`).
+Size expected_params(const Graph& g, const Op& op, uint32_t& fixed, uint32_t& channels) {
+  fixed = 0;
+  channels = 0;
   switch (op.code) {
-    case OpCode::kConv2d: return kConvGeometryWords;
-    case OpCode::kQuantize: return kQuantizeWords;
-    case OpCode::kDequantize: return kDequantizeWords;
-    case OpCode::kQLinear: return kQLinearFixedWords + 2 * g.values[op.inputs[1]].dims[0];
-    case OpCode::kQConv2d: return kQConvFixedWords + 2 * g.values[op.inputs[1]].dims[0];
-    case OpCode::kQAdd: return kQAddWords;
-    case OpCode::kQRelu: return kQReluWords;
-    default: return float_op_params(g, op);
+    case OpCode::kConv2d: fixed = kConvGeometryWords; break;
+    case OpCode::kQuantize: fixed = kQuantizeWords; break;
+    case OpCode::kDequantize: fixed = kDequantizeWords; break;
+    case OpCode::kQLinear:
+      fixed = kQLinearFixedWords;
+      channels = g.values[op.inputs[1]].dims[0];
+      break;
+    case OpCode::kQConv2d:
+      fixed = kQConvFixedWords;
+      channels = g.values[op.inputs[1]].dims[0];
+      break;
+    case OpCode::kQAdd: fixed = kQAddWords; break;
+    case OpCode::kQRelu: fixed = kQReluWords; break;
+    default: fixed = float_op_params(g, op); break;  // format 1.4 (float_ops.h)
   }
+  return Size(fixed) + Size(channels) * 2;
 }
 
 float reinterpret_float(int32_t bits) {
@@ -320,16 +394,17 @@ bool check_params(const Graph& g, const Op& op, std::string& why) {
 /// Reads the named-data table (format 1.2) from `c`, which stands at its
 /// start; the table ends exactly at `end`.
 bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g, std::string& error) {
-  if (count > (end - c.pos()) / kNamedEntrySize) {
+  const Size table = Size(end) - c.pos();
+  if (!(Size(count) * kNamedEntrySize).at_most(table.ok() ? table.value() : 0)) {
     error = at(c.pos(), "a named-data table of %llu bytes cannot hold %u entries",
-               static_cast<unsigned long long>(end - c.pos()), count);
+               static_cast<unsigned long long>(table.value()), count);
     return false;
   }
   g.named.assign(count, NamedDataRef{});
   std::set<std::string> keys;
   for (uint32_t i = 0; i < count; ++i) {
     const size_t rec = c.pos();
-    if (end - rec < kNamedEntrySize) {
+    if (!(Size(rec) + kNamedEntrySize).at_most(end)) {
       error = at(rec, "named-data entry %u of %u runs past the end of the table", i, count);
       return false;
     }
@@ -345,8 +420,9 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g, std::s
                  i, key_length, file_length, kMaxNameBytes, kMaxNameBytes);
       return false;
     }
-    const uint64_t padded = (key_length + file_length + 7ull) & ~7ull;
-    if (end - c.pos() < padded) {
+    const Size padded = (Size(key_length) + file_length).align_up(8);
+    const Size next = Size(c.pos()) + padded;
+    if (!next.at_most(end)) {
       error = at(rec, "named-data entry %u runs past the end of the table", i);
       return false;
     }
@@ -371,8 +447,8 @@ bool parse_named_table(Reader& c, uint64_t end, uint32_t count, Graph& g, std::s
                  i);
       return false;
     }
-    c.seek(rec + kNamedEntrySize + padded);
-    if (ref.nbytes % 4 != 0 || ref.nbytes / 4 > kMaxNumel) {
+    c.seek(static_cast<size_t>(next.value()));  // at most end, within the payload
+    if (ref.nbytes % kFloatBytes != 0 || ref.nbytes / kFloatBytes > kMaxNumel) {
       error = at(rec,
                  "named-data entry %u ('%.80s') has %llu bytes, not a float32 "
                  "tensor of at most 2^31 elements",
@@ -439,21 +515,22 @@ bool read_layout(Reader& c, uint16_t minor, Layout& l, std::string& error) {
                l.num_inputs, l.num_outputs, l.num_ops, l.num_named);
     return false;
   }
-  // 64-bit arithmetic: each term is below 2^32 * 48, so no overflow.
-  const uint64_t end_of_ops = l.header_size + static_cast<uint64_t>(l.num_values) * kValueRecordSize +
-                              4ull * l.num_inputs + 4ull * l.num_outputs +
-                              static_cast<uint64_t>(l.num_ops) * l.op_record_size + 4ull * l.num_params;
-  l.end_of_table = end_of_ops + l.named_table_bytes;
-  l.constants_start = (l.end_of_table + kConstantAlignment - 1) & ~(kConstantAlignment - 1);
+  const Size end_of_ops = Size(l.header_size) + Size(l.num_values) * kValueRecordSize +
+                          Size(l.num_inputs) * 4 + Size(l.num_outputs) * 4 +
+                          Size(l.num_ops) * l.op_record_size + Size(l.num_params) * 4;
+  const Size end_of_table = end_of_ops + l.named_table_bytes;
+  const Size constants_start = end_of_table.align_up(kConstantAlignment);
   const size_t size = c.size();
-  if (l.constants_start > size || l.constant_bytes != size - l.constants_start) {
+  if (!constants_start.at_most(size) || l.constant_bytes != size - constants_start.value()) {
     error = at(0,
                "size mismatch: the counts describe %llu bytes of records and "
                "%llu bytes of constants, the payload has %zu bytes",
-               static_cast<unsigned long long>(l.constants_start),
+               static_cast<unsigned long long>(constants_start.value()),
                static_cast<unsigned long long>(l.constant_bytes), size);
     return false;
   }
+  l.end_of_table = end_of_table.value();
+  l.constants_start = constants_start.value();
   if (l.constant_bytes % kFloatBytes != 0) {
     error = at(kConstantBytesOffset, "constant section of %llu bytes is not a whole number of floats",
                static_cast<unsigned long long>(l.constant_bytes));
@@ -506,23 +583,22 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
         return false;
       }
     }
-    v.numel = 1;
-    for (uint32_t d = 0; d < v.rank; ++d) {
-      v.numel *= v.dims[d];
-      if (v.numel > kMaxNumel) {
-        error = at(rec + kValueDimsAt, "value %u has more than 2^31 elements", i);
-        return false;
-      }
+    Size numel = 1;
+    for (uint32_t d = 0; d < v.rank; ++d) numel *= v.dims[d];
+    if (!numel.at_most(kMaxNumel)) {
+      error = at(rec + kValueDimsAt, "value %u has more than 2^31 elements", i);
+      return false;
     }
-    const uint64_t nbytes = v.numel * dtype_size(v.dtype);
-    if (v.kind == ValueKind::kConstant &&
-        (v.constant_offset % kFloatBytes != 0 || v.constant_offset > l.constant_bytes ||
-         nbytes > l.constant_bytes - v.constant_offset)) {
+    v.numel = numel.value();
+    const Size nbytes = numel * dtype_size(v.dtype);
+    const Size end = Size(v.constant_offset) + nbytes;
+    if (v.kind == ValueKind::kConstant && (v.constant_offset % kFloatBytes != 0 || !end.at_most(l.constant_bytes))) {
       error = at(rec + kValueConstantOffsetAt,
                  "constant value %u [offset %llu, %llu bytes] lies "
                  "outside the %llu-byte constant section",
                  i, static_cast<unsigned long long>(v.constant_offset),
-                 static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(l.constant_bytes));
+                 static_cast<unsigned long long>(nbytes.value()),
+                 static_cast<unsigned long long>(l.constant_bytes));
       return false;
     }
   }
@@ -586,7 +662,7 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
     }
     op.code = static_cast<OpCode>(code);
     if (op.num_inputs != expected_inputs(op.code, op.num_inputs)) {
-      error = at(rec + kOpNumInputsAt, "op %u (opcode %u) has %u inputs", i, code, op.num_inputs);
+      error = at(rec + kOpNumInputsAt, "op %u (%s) has %u inputs", i, op_name(op.code), op.num_inputs);
       return false;
     }
     for (uint32_t k = 0; k < op.num_inputs; ++k) {
@@ -607,13 +683,18 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
     }
     std::string why;
     if (!check_op_dtypes(g, op, why)) {
-      error = at(rec, "op %u (opcode %u): %s", i, code, why.c_str());
+      error = at(rec, "op %u (%s): %s", i, op_name(op.code), why.c_str());
       return false;
     }
-    const uint32_t want = expected_params(g, op);
-    if (op.param_count != want || op.param_offset > l.num_params || want > l.num_params - op.param_offset) {
-      error = at(rec, "op %u (opcode %u) has parameter words [%u, +%u) of %u; it takes %u", i, code,
-                 op.param_offset, op.param_count, l.num_params, want);
+    uint32_t fixed = 0, channels = 0;
+    const Size want = expected_params(g, op, fixed, channels);
+    const Size end = Size(op.param_offset) + op.param_count;
+    if (!want.ok() || op.param_count != want.value() || !end.at_most(l.num_params)) {
+      error = at(rec,
+                 "op %u (%s) has parameter words [%u, +%u) of the %u there are; it takes %llu (%u fixed + 2 "
+                 "per output channel, %u output channels)",
+                 i, op_name(op.code), op.param_offset, op.param_count, l.num_params,
+                 static_cast<unsigned long long>(want.value()), fixed, channels);
       return false;
     }
     ops_at.push_back(rec);
@@ -640,21 +721,20 @@ bool read_params_and_check_ops(Reader& c, const Layout& l, Graph& g, const std::
     const Op& op = g.ops[i];
     std::string why;
     if (!check_params(g, op, why)) {
-      error = at(params_at + 4 * static_cast<size_t>(op.param_offset), "op %u (opcode %u): %s", i,
-                 static_cast<unsigned>(op.code), why.c_str());
+      error = at(params_at + 4 * static_cast<size_t>(op.param_offset), "op %u (%s): %s", i, op_name(op.code),
+                 why.c_str());
       return false;
     }
     const Value* in[kOpMaxInputs] = {};
     for (uint32_t k = 0; k < op.num_inputs; ++k) in[k] = &g.values[op.inputs[k]];
     Value inferred;
     if (!infer_shape(g, op, in, inferred, why)) {
-      error = at(ops_at[i], "op %u (opcode %u): %s", i, static_cast<unsigned>(op.code), why.c_str());
+      error = at(ops_at[i], "op %u (%s): %s", i, op_name(op.code), why.c_str());
       return false;
     }
     if (!same_shape(inferred, g.values[op.output])) {
-      error =
-          at(ops_at[i], "op %u (opcode %u): its result declares a shape other than the one its operands give",
-             i, static_cast<unsigned>(op.code));
+      error = at(ops_at[i], "op %u (%s): its result declares a shape other than the one its operands give", i,
+                 op_name(op.code));
       return false;
     }
   }
@@ -675,7 +755,8 @@ bool check_named_values(const Layout& l, const Graph& g, std::string& error) {
       return false;
     }
     const NamedDataRef& ref = g.named[v.constant_offset];
-    if (v.numel * kFloatBytes != ref.nbytes) {
+    const Size nbytes = Size(v.numel) * kFloatBytes;
+    if (!nbytes.ok() || nbytes.value() != ref.nbytes) {
       error = at(rec,
                  "named value %u has %llu float32 elements, its named data "
                  "'%.80s' has %llu bytes",

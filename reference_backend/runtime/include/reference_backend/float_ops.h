@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <reference_backend/checked.h>
 #include <reference_backend/graph.h>
 
 #include <string>
@@ -33,6 +34,10 @@ bool check_float_op_params(const Op& op, const int32_t* p, std::string& why);
 /// `why`, when the parameters `p` do not fit it (a dim out of range, a view
 /// of another element count, a pooling window larger than the padded input).
 bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value& out, std::string& why);
+
+/// Steps of `op` on its declared shapes, for the compute bound (compute.h):
+/// an upper bound of its kernel's loop iterations.
+Size float_op_steps(const Graph& g, const Op& op);
 
 /// Computes `op` (not div) from x (shape vx) into out (shape vo).
 void run_float_op(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo, float* out);

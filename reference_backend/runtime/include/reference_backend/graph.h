@@ -55,6 +55,9 @@ enum class OpCode : uint8_t {
   kView = 22,  // one word per output dimension: its size
 };
 
+/// The operator's name in log lines ("conv2d", "qlinear").
+const char* op_name(OpCode code);
+
 /// Words of Graph::params each op of format 1.3 takes (per-channel ops add
 /// two words per output channel: multipliers, then shifts).
 constexpr uint32_t kConvGeometryWords = 7;  // stride h, w; padding h, w; dilation h, w; groups
@@ -148,8 +151,9 @@ struct Graph {
 bool parse_graph(const uint8_t* payload, size_t size, uint16_t minor, Graph& graph, std::string& error);
 
 /// The shape `op` of `graph` computes from the shapes `inputs[k]` of its
-/// operands (sets out.rank, out.dims, out.numel). False, with `why`, when the
-/// operands do not fit the op. Used by parse_graph on the declared shapes
+/// operands (sets out.rank, out.dims, out.numel), in checked arithmetic
+/// (checked.h). False, with `why` naming the field, when the operands do not
+/// fit the op or a size does not fit its type. Used by parse_graph on the declared shapes
 /// (bounds) and by Executor::prepare on the sizes of each call.
 bool infer_shape(const Graph& graph, const Op& op, const Value* const* inputs, Value& out, std::string& why);
 

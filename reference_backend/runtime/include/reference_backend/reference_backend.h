@@ -43,6 +43,17 @@ REFERENCE_BACKEND_API int reference_backend_set_max_memory_bytes(uint64_t bytes)
 /// The maximum in force (the value set, else the environment's, else 2 GiB).
 REFERENCE_BACKEND_API uint64_t reference_backend_max_memory_bytes(void);
 
+/// Sets the most compute steps one execute() of a blob may take, as init()
+/// estimates them from the blob's shapes (include/reference_backend/compute.h:
+/// one step per innermost kernel iteration or element touched); a blob whose
+/// estimate is larger is refused at init (Error::OutOfResources).
+/// Overrides $REFERENCE_BACKEND_MAX_COMPUTE_STEPS; the default is 10^10.
+/// Returns 0, or InvalidArgument for 0.
+REFERENCE_BACKEND_API int reference_backend_set_max_compute_steps(uint64_t steps);
+
+/// The compute maximum in force (the value set, else the environment's, else 10^10).
+REFERENCE_BACKEND_API uint64_t reference_backend_max_compute_steps(void);
+
 /// One line describing this build: backend id, versions, blob formats read.
 REFERENCE_BACKEND_API const char* reference_backend_runtime_info(void);
 

@@ -41,6 +41,14 @@ constexpr Version kCurrentFormatSince = {0, 4, 0};
 constexpr uint64_t kDefaultMaxMemoryBytes = uint64_t{2} << 30;
 constexpr const char* kMaxMemoryEnv = "REFERENCE_BACKEND_MAX_MEMORY_BYTES";
 
+/// The most compute steps (include/reference_backend/compute.h) one execute()
+/// of a blob may take unless the application says otherwise (environment
+/// variable kMaxComputeEnv, or reference_backend_set_max_compute_steps()):
+/// 10^10, tens of seconds on one core; every model of the conformance suite
+/// takes less than 10^7.
+constexpr uint64_t kDefaultMaxComputeSteps = 10000000000ull;
+constexpr const char* kMaxComputeEnv = "REFERENCE_BACKEND_MAX_COMPUTE_STEPS";
+
 /// This build's versions, for judge_blob().
 const RuntimeVersions& runtime_versions();
 
