@@ -4,6 +4,7 @@ partitioner (what to claim) and the serializer (how to encode it)."""
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any
 
 import torch
@@ -184,6 +185,17 @@ def why_unsupported(node: torch.fx.Node, blob_minor: int = BLOB_FORMAT[1]) -> st
     cannot."""
     if node.op != "call_function":
         return "not an operator call"
+    if node.target is operator.getitem:
+        # max_pool2d_with_indices's values: claimed with the pool, so that what reads them joins its partition.
+        source, index = node.args[:2]
+        if (
+            isinstance(source, torch.fx.Node)
+            and op_name(source.target) == "aten::max_pool2d_with_indices"
+            and index == 0
+            and why_unsupported(source, blob_minor) is None
+        ):
+            return None
+        return f"output {index} of {getattr(source, 'name', source)}, which the runtime does not compute"
     name = op_name(node.target)
     spec = SUPPORTED_OPS.get(name)
     if spec is None:
