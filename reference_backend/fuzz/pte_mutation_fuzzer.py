@@ -5,8 +5,15 @@ Python runtime (executorch.runtime with the reference backend registered).
 
 Seeds: the golden reference programs of every release (tests/golden/*/reference.pte,
 header format 1) and programs exported now (header format 2: inline constants,
-named data in the .pte). Each mutant changes one seed in place:
+named data in the .pte, conv2d, the quantized sample quant_net). Each mutant
+changes one seed in place:
 
+- ``operator`` (the most frequent): an operator parameter of the blob's payload
+  (operator_mutations.py: conv geometry, kernel sizes, channel counts, shapes,
+  quantization words, parameter offsets and counts, operand ids), with the
+  shapes repaired one time in two the way a forger gets past a runtime whose
+  size arithmetic is unchecked, the checksum recomputed and, one time in two,
+  the header's memory limit raised to 2 GiB (the forger controls it too);
 - ``header``: a field of the contract blob header (fixed fields, extension
   records), checksum recomputed (or, 1 in 8, left stale);
 - ``payload``: a u32 of the blob's payload (counts, value records, dims, op
@@ -16,17 +23,22 @@ named data in the .pte). Each mutant changes one seed in place:
 - ``bytes``: one to four random bytes anywhere.
 
 Mutants are deterministic in (seed, index). This process imports the runtime
-once and forks a runner that loads (and, if it loads, executes) mutants one
-after another under RLIMIT_AS; a runner that dies by a signal or stops making
-progress is replaced by a fresh fork that continues after the mutant it was
-on. Counted failures: signals (abort, segfault), hangs, and oversized
-allocations (MemoryError, or the runtime's "out of memory" line: the address
-space limit stopped an allocation). Each failure is replayed: the mutant's
+once, sets the runtime's compute maximum (--max-compute-steps, default 10^8:
+an accepted mutant runs well under a second) and forks a runner that loads
+(and, if it loads, executes) mutants one after another under RLIMIT_AS; a
+mutant that takes longer than --time-bound seconds (default 30, far above
+what the compute maximum allows, on a busy machine) is over the time bound:
+the runner is killed and replaced by a fresh fork that continues after it,
+as is a runner that dies by a signal. Counted failures: deaths (signals:
+abort, segfault), runs over the time bound, and oversized allocations
+(MemoryError, or the runtime's "out of memory" line: the address-space
+limit stopped an allocation). Each failure is replayed: the mutant's
 reference blobs are put into the unchanged seed and loaded in a fresh
-process. If that fails too, the failure is the backend's (OUT/backend/, exit
-code 1); otherwise it happened inside ExecuTorch and is recorded as upstream
-(OUT/upstream/). Both keep a reproducer .pte; OUT/failures.json lists them
-and OUT/summary.json has the counts.
+process. If that fails too, the failure is the backend's (OUT/backend/,
+exit code 1); otherwise it happened inside ExecuTorch and is recorded as
+upstream (OUT/upstream/). Both keep a reproducer .pte; OUT/failures.json
+lists them and OUT/summary.json has the counts (mutants, deaths, runs over
+the time bound, wall time, outcomes, mutants per kind).
 """
 
 from __future__ import annotations
@@ -47,6 +59,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "reference_backend" / "tests"))  # payload_fields, models, forged_programs
+sys.path.insert(0, str(HERE))
+
+from operator_mutations import mutate_operator  # noqa: E402
+
 BACKEND_ID = b"ReferenceBackend"
 #: Interesting u32 values: boundaries, the 16384x16384 of issue 17, sign bits.
 INTERESTING = (
@@ -92,13 +109,18 @@ def export_seeds(out: Path) -> None:
     """Writes the exported seeds (run in a child: exporting starts torch's thread pools)."""
     import torch
     from executorch.exir import to_edge_transform_and_lower
+    from forged_programs import conv_relu_pte, quant_conv_pte, quant_net_pte
+    from models import cases
 
     import reference_backend
 
-    sys.path.insert(0, str(REPO / "reference_backend" / "tests"))
-    from models import cases
-
     out.mkdir(parents=True, exist_ok=True)
+    for name, make in (
+        ("conv_relu", conv_relu_pte),
+        ("quant_conv", quant_conv_pte),
+        ("quant_net", quant_net_pte),
+    ):
+        (out / f"{name}.pte").write_bytes(make())
     torch.manual_seed(0)
     specs = {"": [], "-named": reference_backend.named_data_specs(256)}
     for name, (model, example) in cases().items():
@@ -185,12 +207,44 @@ HEADER_FIELDS = (
 )
 
 
+#: Mutation kinds, in the order of their weights in mutate().
+KINDS = ("operator", "header", "payload", "flatbuffer", "bytes")
+#: The memory limit a forger writes into the header of an operator mutant.
+FORGED_MEMORY_LIMIT = 2 << 30
+
+
+def _with_memory_limit(h, payload: bytes) -> bytes:
+    """The blob of header ``h`` with ``payload`` and the memory limit FORGED_MEMORY_LIMIT."""
+    from backend_kit.header import Header, encode
+
+    header = Header(
+        h.backend_id,
+        h.blob_format,
+        h.backend_version,
+        h.executorch_version,
+        memory_limit=FORGED_MEMORY_LIMIT,
+        named_data_checksums=h.named_data_checksums,
+    )
+    return encode(header, payload)
+
+
 def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
     """One mutant of ``seed`` and a description of the change."""
     pte = bytearray(seed.pte)
-    kind = rng.choices(("header", "payload", "flatbuffer", "bytes"), weights=(3, 5, 3, 1))[0]
+    kind = rng.choices(KINDS, weights=(8, 2, 3, 2, 1))[0]
     blob = bytearray(seed.blob)
     h = seed.header
+    if kind == "operator":
+        payload = bytearray(blob[h.header_length :])
+        what = mutate_operator(payload, h.blob_format[1], rng)
+        if h.memory_limit is not None and rng.random() < 0.5:
+            blob = bytearray(_with_memory_limit(h, bytes(payload)))
+            what += ", memory limit 2 GiB"
+        else:
+            blob[h.header_length :] = payload
+            _refresh(blob)
+        pte[seed.blob_at : seed.blob_at + len(blob)] = blob
+        return bytes(pte), f"operator: {what}"
     if kind == "header":
         if h.backend_id_offset > 40 and rng.random() < 0.4:  # format 2: the extension records
             at = 40 + rng.randrange((h.backend_id_offset - 40) // 2) * 2
@@ -321,9 +375,9 @@ def run_mutants(
     runtime = Runtime.get()
     for i in range(start, count):
         os.write(progress, f"S {i}\n".encode())
-        _, data, _ = mutant(seeds, seed, i)
+        _, data, what = mutant(seeds, seed, i)
         before = os.lseek(log_fd, 0, os.SEEK_END)
-        outcome = "ok"
+        outcome = "loaded"
         try:
             method = runtime.load_program(data).load_method("forward")
             meta = method.metadata
@@ -331,6 +385,7 @@ def run_mutants(
             if all(torch.Size(sh).numel() <= 1 << 20 for sh in shapes):
                 with contextlib.suppress(RuntimeError):
                     method.execute([torch.zeros(sh) for sh in shapes])
+                    outcome = "ran"
         except RuntimeError:
             outcome = "refused"
         except MemoryError:
@@ -345,7 +400,7 @@ def run_mutants(
                 text = f.read(after - before)
             if any(m in text for m in OOM_MARKERS):
                 outcome = "oom"
-        os.write(progress, f"D {i} {outcome}\n".encode())
+        os.write(progress, f"D {i} {outcome} {what.split()[0].rstrip(':')}\n".encode())
     os._exit(0)
 
 
@@ -358,7 +413,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=REPO / "build" / "pte-fuzz")
     ap.add_argument(
-        "--hang-timeout", type=float, default=20.0, help="seconds without progress that count as a hang"
+        "--time-bound",
+        type=float,
+        default=30.0,
+        help="seconds one mutant may take to load and run (default 30); longer is a failure",
+    )
+    ap.add_argument(
+        "--max-compute-steps",
+        type=int,
+        default=10**8,
+        help="the runtime's compute maximum for the mutants (default 10^8)",
     )
     ap.add_argument(
         "--memory-limit-mib",
@@ -378,11 +442,13 @@ def main(argv: list[str] | None = None) -> int:
     import reference_backend
 
     reference_backend.load_runtime()
+    reference_backend.set_max_compute_steps(args.max_compute_steps)
     import executorch.runtime  # noqa: F401 - imported before forking, once
 
     vsz = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     memory_limit = (args.memory_limit_mib << 20) if args.memory_limit_mib else vsz + (3072 << 20)
     counts: dict[str, int] = {}
+    kinds: dict[str, dict[str, int]] = {}  # mutation kind -> outcome -> mutants
     failures: list[dict] = []
     restarts = 0
     next_index = 0
@@ -421,10 +487,10 @@ def main(argv: list[str] | None = None) -> int:
         os.close(write_end)
         current = None
         buffer = b""
-        last = time.monotonic()
+        last = time.monotonic()  # when the current mutant started, or the runner did
         hung = False
         while True:
-            ready, _, _ = select.select([read_end], [], [], 1.0)
+            ready, _, _ = select.select([read_end], [], [], 0.5)
             if ready:
                 chunk = os.read(read_end, 65536)
                 if not chunk:
@@ -435,8 +501,11 @@ def main(argv: list[str] | None = None) -> int:
                     parts = line.decode().split()
                     if parts[0] == "S":
                         current = int(parts[1])
+                        last = time.monotonic()
                     else:
                         outcome = parts[2]
+                        per_kind = kinds.setdefault(parts[3], {})
+                        per_kind[outcome] = per_kind.get(outcome, 0) + 1
                         counts[outcome.split(":")[0] if outcome.startswith("python:") else outcome] = (
                             counts.get(outcome.split(":")[0] if outcome.startswith("python:") else outcome, 0)
                             + 1
@@ -445,8 +514,7 @@ def main(argv: list[str] | None = None) -> int:
                             record(int(parts[1]), "oversized-allocation")
                         current = None
                         next_index = int(parts[1]) + 1
-                last = time.monotonic()
-            elif time.monotonic() - last > args.hang_timeout:
+            if time.monotonic() - last > args.time_bound:
                 hung = True
                 os.kill(pid, signal.SIGKILL)
                 break
@@ -454,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         _, status = os.waitpid(pid, 0)
         if current is not None:
             if hung:
-                record(current, "hang")
+                record(current, "over-time-bound")
             elif os.WIFSIGNALED(status):
                 record(current, signal.Signals(os.WTERMSIG(status)).name)
             else:
@@ -478,8 +546,21 @@ def main(argv: list[str] | None = None) -> int:
         "mutants": args.count,
         "seed": args.seed,
         "seconds": round(elapsed, 1),
+        # Deaths by a signal and runs over the time bound, the backend's (the
+        # failure follows the blob when replayed) and ExecuTorch's.
+        "deaths": {
+            where: sum(1 for f in failures if f["failure"].startswith("SIG") and f["where"] == where)
+            for where in ("backend", "upstream")
+        },
+        "over_time_bound": {
+            where: sum(1 for f in failures if f["failure"] == "over-time-bound" and f["where"] == where)
+            for where in ("backend", "upstream")
+        },
+        "time_bound_seconds": args.time_bound,
+        "max_compute_steps": args.max_compute_steps,
         "runner_restarts": restarts,
         "outcomes": dict(sorted(counts.items())),
+        "outcomes_per_kind": {k: dict(sorted(v.items())) for k, v in sorted(kinds.items())},
         "backend_failures": len(backend_failures),
         "upstream_failures": len(failures) - len(backend_failures),
         "memory_limit_bytes": memory_limit,

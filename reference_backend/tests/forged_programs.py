@@ -73,6 +73,23 @@ def quant_conv_pte() -> bytes:
 FORGED_MEMORY_LIMIT = 2 << 30
 
 
+@functools.cache
+def quant_net_pte() -> bytes:
+    """The conformance sample quant_net (qconv2d, qadd, qrelu, qlinear), quantized and lowered."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from reference_backend.conformance import _quant_inputs, _QuantNet
+    from reference_backend.quantizer import ReferenceQuantizer
+
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    example = _quant_inputs(generator)
+    prepared = prepare_pt2e(torch.export.export(_QuantNet().eval(), example).module(), ReferenceQuantizer())
+    for _ in range(4):
+        prepared(*_quant_inputs(generator))
+    return _lower(convert_pt2e(prepared), example)
+
+
 def forge(pte: bytes, edit: Callable[[bytearray, PayloadFields], None]) -> bytes:
     """``pte`` with its blob's payload edited by ``edit(payload, fields)``, the
     header's memory limit (header format 2) raised to FORGED_MEMORY_LIMIT and

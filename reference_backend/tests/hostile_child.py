@@ -65,7 +65,12 @@ def run_in_child(
     may be busy; a bounded runtime refuses at init in well under a second)."""
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD, json.dumps({"pte": str(pte), "run": run, "max_compute": max_compute})],
+            [
+                sys.executable,
+                "-c",
+                CHILD,
+                json.dumps({"pte": str(pte), "run": run, "max_compute": max_compute}),
+            ],
             capture_output=True,
             timeout=timeout,
             env={**os.environ, **(env or {})},

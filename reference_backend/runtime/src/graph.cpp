@@ -162,8 +162,8 @@ bool conv_out(Size in, Size k, Size stride, Size pad, Size dil, const char* whic
     why = backend_kit::format(
         "conv2d output %s would be empty (kernel %s %llu, dilation %llu: larger than the padded input "
         "%llu, or stride 0)",
-        which, which, static_cast<unsigned long long>(k.value()), static_cast<unsigned long long>(dil.value()),
-        static_cast<unsigned long long>(padded.value()));
+        which, which, static_cast<unsigned long long>(k.value()),
+        static_cast<unsigned long long>(dil.value()), static_cast<unsigned long long>(padded.value()));
     return false;
   }
   const Size size = (padded - span) / stride + 1;
@@ -592,7 +592,8 @@ bool read_values(Reader& c, const Layout& l, Graph& g, std::string& error) {
     v.numel = numel.value();
     const Size nbytes = numel * dtype_size(v.dtype);
     const Size end = Size(v.constant_offset) + nbytes;
-    if (v.kind == ValueKind::kConstant && (v.constant_offset % kFloatBytes != 0 || !end.at_most(l.constant_bytes))) {
+    if (v.kind == ValueKind::kConstant &&
+        (v.constant_offset % kFloatBytes != 0 || !end.at_most(l.constant_bytes))) {
       error = at(rec + kValueConstantOffsetAt,
                  "constant value %u [offset %llu, %llu bytes] lies "
                  "outside the %llu-byte constant section",

@@ -7,6 +7,11 @@
  * in int32, requantized with a fixed-point multiplier and a rounding right
  * shift (docs/quantization.md). reference_backend/qmath.py is the Python
  * reference of the same arithmetic; a test compares them bit for bit.
+ *
+ * Sizes: the arena and the element counts of a call are computed in checked
+ * arithmetic (checked.h). The kernels index in 64 bits over shapes that
+ * parse_graph validated the same way (each value at most 2^31 elements, every
+ * conv2d output size recomputed in checked arithmetic), so no index wraps.
  */
 #pragma once
 
