@@ -158,7 +158,7 @@ def test_a_pool_counts_toward_the_compute_bound(tmp_path, runtime):
     result = run_in_child(path, env={"REFERENCE_BACKEND_MAX_COMPUTE_STEPS": str(steps - 1)})
     assert result.stage == "load" and "0x:25" in (result.error or ""), result
     (line,) = result.backend_lines()
-    assert f"estimated {steps} compute steps" in line and "op 0 (max_pool2d) with 145 steps" in line, line
+    assert f"needing ~{steps} compute steps per execute (op 0, max_pool2d: 145), more than the {steps - 1}" in line
     result = run_in_child(path, env={"REFERENCE_BACKEND_MAX_COMPUTE_STEPS": str(steps)})
     assert (result.stage, result.error) == ("done", None), result.backend_lines()
 
@@ -204,12 +204,19 @@ def test_a_format_1_3_blob_cannot_hold_their_opcodes(tmp_path):
 
     def as_1_3(raw: bytearray) -> bytes:
         h = decode(bytes(raw))
-        header = Header(h.backend_id, (1, 3), h.backend_version, h.executorch_version)
+        header = Header(
+            h.backend_id,
+            (1, 3),
+            h.backend_version,
+            h.executorch_version,
+            memory_limit=h.memory_limit,
+            named_data_checksums=h.named_data_checksums,
+        )
         return encode(header, bytes(raw[h.header_length :]))
 
     path = tmp_path / "as_1_3.pte"
     path.write_bytes(replace_blob(shaped_pte(), as_1_3))
     result = run_in_child(path)
     assert result.stage == "load" and result.error is not None
-    (line,) = result.backend_lines()
-    assert "op 0 has unknown opcode 17 (blob format 1.3 has opcodes 1 to 12)" in line, line
+    lines = result.backend_lines()  # the old-blob warning, then the refusal
+    assert "op 0 has unknown opcode 17 (blob format 1.3 has opcodes 1 to 12)" in lines[-1], lines
