@@ -60,7 +60,9 @@ def _run(pte: bytes, *inputs):
 
 def _nodes(model, example, **export):
     program = to_edge(torch.export.export(model, example, **export)).exported_program()
-    return {op_name(n.target): n for n in program.graph.nodes if n.op == "call_function" and op_name(n.target)}
+    return {
+        op_name(n.target): n for n in program.graph.nodes if n.op == "call_function" and op_name(n.target)
+    }
 
 
 def test_the_forged_programs_start_from_one_that_runs_and_matches(runtime):
@@ -107,7 +109,9 @@ def test_the_serializer_refuses_to_write_them_in_format_1_3():
 
     program = torch.export.export(Div(), (torch.randn(2), torch.rand(2) + 1))
     program = to_edge(program).exported_program()
-    with pytest.raises(SerializationError, match=r"aten::div.Tensor needs blob format 1.4; format 1.3 cannot"):
+    with pytest.raises(
+        SerializationError, match=r"aten::div.Tensor needs blob format 1.4; format 1.3 cannot"
+    ):
         serialize_program(program, 3)
     assert serialize_program(program, 4)
 
@@ -127,7 +131,12 @@ def test_the_serializer_refuses_to_write_them_in_format_1_3():
             "aten::clamp",
             "aten::clamp bounds must be numbers, not NaN (got nan, 1.0)",
         ),
-        (lambda x: torch.softmax(x, 0), (torch.randn(()),), "aten::_softmax", "aten::_softmax of a 0-dimensional"),
+        (
+            lambda x: torch.softmax(x, 0),
+            (torch.randn(()),),
+            "aten::_softmax",
+            "aten::_softmax of a 0-dimensional",
+        ),
     ],
 )
 def test_what_the_runtime_cannot_run_is_not_claimed(make, example, op, reason):
@@ -158,7 +167,10 @@ def test_a_pool_counts_toward_the_compute_bound(tmp_path, runtime):
     result = run_in_child(path, env={"REFERENCE_BACKEND_MAX_COMPUTE_STEPS": str(steps - 1)})
     assert result.stage == "load" and "0x:25" in (result.error or ""), result
     (line,) = result.backend_lines()
-    assert f"needing ~{steps} compute steps per execute (op 0, max_pool2d: 145), more than the {steps - 1}" in line
+    assert (
+        f"needing ~{steps} compute steps per execute (op 0, max_pool2d: 145), more than the {steps - 1}"
+        in line
+    )
     result = run_in_child(path, env={"REFERENCE_BACKEND_MAX_COMPUTE_STEPS": str(steps)})
     assert (result.stage, result.error) == ("done", None), result.backend_lines()
 
@@ -170,7 +182,12 @@ FORGERIES = {
     "max_pool_ceil_2": ("max_pool2d", 8, 2, "ceil_mode and count_include_pad must be 0 or 1"),
     "avg_pool_stride_0": ("avg_pool2d", 2, 0, "pooling dimension 0 has kernel 2, stride 0"),
     "avg_pool_divisor_negative": ("avg_pool2d", 8, -1, "divisor_override 0 (none) to 65535"),
-    "avg_pool_window_over_input": ("avg_pool2d", 0, 65535, "pooling window larger than the padded input (dimension 2 is 3)"),
+    "avg_pool_window_over_input": (
+        "avg_pool2d",
+        0,
+        65535,
+        "pooling window larger than the padded input (dimension 2 is 3)",
+    ),
     "permute_repeats": ("permute", 1, 0, "permute word 1 is 0: not a permutation of 4 dimensions"),
     "permute_out_of_rank": ("permute", 3, 4, "permute word 3 is 4: not a permutation of 4 dimensions"),
     "softmax_dim_out_of_rank": ("softmax", 0, 4, "softmax dim 4 of a rank-4 input"),

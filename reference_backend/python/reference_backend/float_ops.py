@@ -77,7 +77,11 @@ def _pool_geometry(node: torch.fx.Node) -> tuple[list[int], list[int], list[int]
     ceil_mode = argument(node, 5 if is_max else 4)
     if None in (kernel, stride, padding, dilation) or not isinstance(ceil_mode, bool):
         return "pooling geometry must be static ints (kernel, stride, padding, dilation) and ceil_mode a bool"
-    if min(*kernel, *stride, *dilation) < 1 or min(padding) < 0 or max(*kernel, *stride, *dilation) > MAX_GEOMETRY:
+    if (
+        min(*kernel, *stride, *dilation) < 1
+        or min(padding) < 0
+        or max(*kernel, *stride, *dilation) > MAX_GEOMETRY
+    ):
         return f"pooling geometry out of range: kernel {kernel}, stride {stride}, dilation {dilation}"
     for k, p, d in zip(kernel, padding, dilation):
         if p > ((k - 1) * d + 1) // 2:
@@ -137,7 +141,7 @@ def constraint(node: torch.fx.Node, name: str) -> str | None:
             if divisor is not None and (not isinstance(divisor, int) or not 0 < divisor <= MAX_GEOMETRY):
                 return f"divisor_override must be a positive int, got {divisor!r}"
         return None
-    if x.dim() == 0 and name != "aten::view_copy" and name != "aten::permute_copy":
+    if x.dim() == 0 and name not in ("aten::view_copy", "aten::permute_copy"):
         return f"{name} of a 0-dimensional tensor"
     if name == "aten::_softmax":
         if argument(node, 2) is not False or _dims([argument(node, 1)], x.dim()) is None:

@@ -65,6 +65,7 @@ def minor_needed(opcode: int) -> int:
     """The oldest blob format minor that stores ``opcode``."""
     return FLOAT_OPS_MINOR if opcode > MAX_OPCODE_V3 else QUANT_MINOR if opcode > MAX_OPCODE_V0 else 0
 
+
 #: What the graph pass folds into (reference_backend.quantized_ops): opcode, tensor operands.
 BACKEND_OPS: dict[str, OpSpec] = {
     "reference_backend::quantize": OpSpec(opcode=7, min_inputs=1, max_inputs=1),
@@ -201,7 +202,9 @@ def why_unsupported(node: torch.fx.Node, blob_minor: int = BLOB_FORMAT[1]) -> st
     if spec is None:
         return f"operator {name or node.target} is not supported"
     if spec.opcode is not None and blob_minor < minor_needed(spec.opcode):
-        return f"{name} needs blob format 1.{minor_needed(spec.opcode)}; the partitioner writes 1.{blob_minor}"
+        return (
+            f"{name} needs blob format 1.{minor_needed(spec.opcode)}; the partitioner writes 1.{blob_minor}"
+        )
     if name in (_QUANTIZE, _DEQUANTIZE):
         return _int8_per_tensor(node)
     if name == _DEQUANTIZE_PER_CHANNEL:

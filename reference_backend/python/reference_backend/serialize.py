@@ -203,7 +203,9 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
             # only when nothing reads its indices).
             source, index = node.args
             if index != 0 or not isinstance(source, torch.fx.Node) or source.name not in ids:
-                raise SerializationError(f"{node.name}: output {index} of {source} is not computed by the runtime")
+                raise SerializationError(
+                    f"{node.name}: output {index} of {source} is not computed by the runtime"
+                )
             ids[node.name] = ids[source.name]
         elif node.op == "call_function":
             ops.append(

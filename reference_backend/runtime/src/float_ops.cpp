@@ -34,7 +34,8 @@ bool ceil_mode(const Op& op, const int32_t* p) {
 bool pool_out(uint64_t in, const Window& w, bool ceil, uint32_t& out) {
   const Size span = Size(w.dilation) * (w.kernel - 1) + 1;
   const Size padded = Size(in) + Size(w.pad) * 2;
-  if (in == 0 || w.kernel == 0 || w.stride == 0 || !span.ok() || !padded.ok() || padded.value() < span.value()) {
+  if (in == 0 || w.kernel == 0 || w.stride == 0 || !span.ok() || !padded.ok() ||
+      padded.value() < span.value()) {
     return false;
   }
   Size n = (padded - span + (ceil ? w.stride - 1 : 0)) / w.stride + 1;
@@ -56,7 +57,8 @@ void strides_of(const Value& v, uint64_t* strides) {
 }
 
 /// out = max of each window; NaN wins, as in torch (a window of padding only: -inf).
-void max_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo, float* out) {
+void max_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo,
+                float* out) {
   const uint32_t h_in = vx.dims[vx.rank - 2], w_in = vx.dims[vx.rank - 1];
   const uint32_t h_out = vo.dims[vo.rank - 2], w_out = vo.dims[vo.rank - 1];
   const Window wh = window(op, p, 0), ww = window(op, p, 1);
@@ -87,7 +89,8 @@ void max_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x,
 /// out = sum of each window / its divisor, as torch's avg_pool2d: the divisor
 /// is divisor_override if set, else the window's size clipped to the padded
 /// input (count_include_pad) or to the input.
-void avg_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo, float* out) {
+void avg_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo,
+                float* out) {
   const int64_t h_in = vx.dims[vx.rank - 2], w_in = vx.dims[vx.rank - 1];
   const uint32_t h_out = vo.dims[vo.rank - 2], w_out = vo.dims[vo.rank - 1];
   const Window wh = window(op, p, 0), ww = window(op, p, 1);
@@ -117,7 +120,9 @@ void avg_pool2d(const Op& op, const int32_t* p, const Value& vx, const float* x,
         for (int64_t ih = h0; ih < h1; ++ih) {
           for (int64_t iw = w0; iw < w1; ++iw) sum += plane[ih * w_in + iw];
         }
-        const int64_t count = divisor != 0 ? divisor : include_pad ? padded_h * padded_w : (h1 - h0) * (w1 - w0);
+        const int64_t count = divisor != 0  ? divisor
+                              : include_pad ? padded_h * padded_w
+                                            : (h1 - h0) * (w1 - w0);
         result = static_cast<float>(sum / static_cast<double>(count));
       }
     }
@@ -287,7 +292,8 @@ bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value&
     case OpCode::kMean: {
       const uint32_t mask = static_cast<uint32_t>(p[0]);
       if (x.rank < 8 && (mask >> x.rank) != 0) {
-        why = backend_kit::format("mean dimension mask 0x%02x names a dimension of a rank-%u input", mask, x.rank);
+        why = backend_kit::format("mean dimension mask 0x%02x names a dimension of a rank-%u input", mask,
+                                  x.rank);
         return false;
       }
       out.rank = 0;
@@ -305,7 +311,8 @@ bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value&
       for (uint32_t k = 0; k < x.rank; ++k) {
         const int32_t d = p[k];
         if (d < 0 || static_cast<uint32_t>(d) >= x.rank || ((seen >> d) & 1)) {
-          why = backend_kit::format("permute word %u is %d: not a permutation of %u dimensions", k, d, x.rank);
+          why =
+              backend_kit::format("permute word %u is %d: not a permutation of %u dimensions", k, d, x.rank);
           return false;
         }
         seen |= 1u << d;
@@ -363,7 +370,8 @@ Size float_op_steps(const Graph& g, const Op& op) {
   }
 }
 
-void run_float_op(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo, float* out) {
+void run_float_op(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo,
+                  float* out) {
   const uint64_t n = vo.numel;
   switch (op.code) {
     case OpCode::kSigmoid:

@@ -655,7 +655,9 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
       op.param_offset = c.u32();
       op.param_count = c.u32();
     }
-    const uint8_t max_opcode = l.minor >= kFloatOpsMinor ? kMaxOpcodeV4 : l.has_params ? kMaxOpcodeV3 : kMaxOpcodeV0;
+    const uint8_t max_opcode = l.minor >= kFloatOpsMinor ? kMaxOpcodeV4
+                               : l.has_params            ? kMaxOpcodeV3
+                                                         : kMaxOpcodeV0;
     if (code < 1 || code > max_opcode) {
       error = at(rec, "op %u has unknown opcode %u (blob format 1.%u has opcodes 1 to %u)", i, code,
                  static_cast<unsigned>(l.minor), static_cast<unsigned>(max_opcode));

@@ -40,6 +40,7 @@ bool infer_float_op_shape(const Op& op, const int32_t* p, const Value& x, Value&
 Size float_op_steps(const Graph& g, const Op& op);
 
 /// Computes `op` (not div) from x (shape vx) into out (shape vo).
-void run_float_op(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo, float* out);
+void run_float_op(const Op& op, const int32_t* p, const Value& vx, const float* x, const Value& vo,
+                  float* out);
 
 }  // namespace reference_backend
