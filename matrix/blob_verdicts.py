@@ -8,6 +8,7 @@ commit in matrix/grid.py BLOB_RUNTIMES):
 - 0.1.0 reads blob formats 1.0-1.1, header format 1 only; 1.1 since 0.1.0.
 - 0.2.0 reads blob formats 1.0-1.2, header formats 1-2; 1.2 since 0.2.0.
 - 0.3.0 reads blob formats 1.0-1.3, header formats 1-2; 1.3 since 0.3.0.
+- 0.4.0 reads blob formats 1.0-1.4, header formats 1-2; 1.4 since 0.4.0.
 
 Rule 3 (header format out of range) is applied with each runtime's own range;
 the later rules are the kit's ``judge`` with that runtime's versions.
@@ -38,6 +39,12 @@ RUNTIMES = {
         2,
         RuntimeVersions(
             "ReferenceBackend", "executorch-reference-backend", (0, 3, 0), (1, 5, 1), 1, 0, 3, (0, 3, 0)
+        ),
+    ),
+    "0.4.0": (
+        2,
+        RuntimeVersions(
+            "ReferenceBackend", "executorch-reference-backend", (0, 4, 0), (1, 5, 1), 1, 0, 4, (0, 4, 0)
         ),
     ),
 }

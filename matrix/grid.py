@@ -43,7 +43,7 @@ GOLDEN = REPO / "tests" / "golden"
 BLOB_GOLDEN = GOLDEN / "blobs"
 PROGRAM_FILES = ("reference.pte", "xnnpack.pte")
 #: Released reference runtime versions -> the commit of their sources (None: this checkout).
-BLOB_RUNTIMES = {"0.1.0": "5c375b8a3a51", "0.2.0": "2d0eaa0352ab", "0.3.0": None}
+BLOB_RUNTIMES = {"0.1.0": "5c375b8a3a51", "0.2.0": "2d0eaa0352ab", "0.3.0": "3825d6ad8e6b", "0.4.0": None}
 GRID_SCHEMA = 1
 
 

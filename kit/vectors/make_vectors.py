@@ -10,7 +10,7 @@ Vectors of header format 2 (CRC-32C, extension records) and of format 1
 (CRC-32; still read, names starting "format1_"). Each vector is a whole blob
 (header + an 8-byte payload) with what a decoder
 must make of it and what the runtime RUNTIME below (the reference runtime:
-blob formats 1.0..1.3, header formats 1 and 2, version 0.3.0, built for executorch 1.5.1) must
+blob formats 1.0..1.4, header formats 1 and 2, version 0.4.0, built for executorch 1.5.1) must
 decide, with its exact log line. Rerun after changing the header format or
 the rules, and review the diff.
 """
@@ -37,20 +37,20 @@ from backend_kit.header import (
 
 PAYLOAD = bytes(range(8))
 ID = "ReferenceBackend"
-#: The runtime whose verdicts the vectors record (the reference runtime 0.3.0).
+#: The runtime whose verdicts the vectors record (the reference runtime 0.4.0).
 RUNTIME = RuntimeVersions(
     backend_id=ID,
     distribution="executorch-reference-backend",
-    backend_version=(0, 3, 0),
+    backend_version=(0, 4, 0),
     executorch_version=(1, 5, 1),
     blob_format_major=1,
     blob_format_minor_min=0,
-    blob_format_minor=3,
-    current_format_since=(0, 3, 0),
+    blob_format_minor=4,
+    current_format_since=(0, 4, 0),
 )
 
 
-def blob(fmt=(1, 3), backend=(0, 3, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
+def blob(fmt=(1, 4), backend=(0, 4, 0), et=(1, 5, 1), backend_id=ID, header_format=2, **records) -> bytes:
     return encode(
         Header(backend_id, fmt, backend, et, header_format_version=header_format, **records), PAYLOAD
     )
@@ -119,7 +119,7 @@ def with_id_span(offset: int, length: int) -> bytes:
     return rechecksum(raw, 56)
 
 
-def fields(fmt=(1, 3), backend=(0, 3, 0), et=(1, 5, 1), length=56, backend_id=ID, header_format=2) -> dict:
+def fields(fmt=(1, 4), backend=(0, 4, 0), et=(1, 5, 1), length=56, backend_id=ID, header_format=2) -> dict:
     return {
         "header_length": length,
         "header_format_version": header_format,
@@ -148,33 +148,33 @@ def vectors() -> list[dict]:
             "message": [
                 "warning: old blob, runs",
                 "format 1.0, written by 0.1.0 with executorch 1.5.1",
-                "reads formats 1.0-1.3",
-                "fix: re-export with executorch-reference-backend>=0.3.0",
+                "reads formats 1.0-1.4",
+                "fix: re-export with executorch-reference-backend>=0.4.0",
             ],
         },
         {
             "name": "previous_minor",
-            "blob": blob(fmt=(1, 2), backend=(0, 2, 0)),
-            "fields": fields(fmt=(1, 2), backend=(0, 2, 0)),
+            "blob": blob(fmt=(1, 3), backend=(0, 3, 0)),
+            "fields": fields(fmt=(1, 3), backend=(0, 3, 0)),
             "verdict": "compatible, re-export recommended",
             "message": [
                 "warning: old blob, runs",
-                "format 1.2, written by 0.2.0 with executorch 1.5.1",
-                "reads formats 1.0-1.3",
-                "fix: re-export with executorch-reference-backend>=0.3.0",
+                "format 1.3, written by 0.3.0 with executorch 1.5.1",
+                "reads formats 1.0-1.4",
+                "fix: re-export with executorch-reference-backend>=0.4.0",
             ],
         },
         {
             "name": "newer_minor",
-            "blob": blob(fmt=(1, 4), backend=(0, 4, 0)),
-            "fields": fields(fmt=(1, 4), backend=(0, 4, 0)),
+            "blob": blob(fmt=(1, 5), backend=(0, 5, 0)),
+            "fields": fields(fmt=(1, 5), backend=(0, 5, 0)),
             "verdict": "incompatible",
             "message": [
                 "incompatible blob",
-                "format 1.4, written by 0.4.0",
-                "runtime 0.3.0 for executorch 1.5",
-                "reads formats 1.0-1.3",
-                "fix: use a runtime from executorch-reference-backend>=0.4.0, or re-export with 0.3.0",
+                "format 1.5, written by 0.5.0",
+                "runtime 0.4.0 for executorch 1.5",
+                "reads formats 1.0-1.4",
+                "fix: use a runtime from executorch-reference-backend>=0.5.0, or re-export with 0.4.0",
             ],
         },
         {
@@ -184,7 +184,7 @@ def vectors() -> list[dict]:
             "verdict": "incompatible",
             "message": [
                 "format 2.0, written by 1.0.0 with executorch 1.7.0",
-                "reads formats 1.0-1.3",
+                "reads formats 1.0-1.4",
                 "executorch-reference-backend>=1.0.0",
             ],
         },
@@ -195,7 +195,7 @@ def vectors() -> list[dict]:
             "verdict": "incompatible",
             "message": [
                 "format 0.9, written by 0.0.5",
-                "fix: re-export with executorch-reference-backend>=0.3.0",
+                "fix: re-export with executorch-reference-backend>=0.4.0",
             ],
         },
         {
@@ -226,7 +226,7 @@ def vectors() -> list[dict]:
             "verdict": "incompatible",
             "message": [
                 "header extension 77 at offset 40 is required and unknown to this runtime",
-                "fix: re-export with executorch-reference-backend==0.3.0",
+                "fix: re-export with executorch-reference-backend==0.4.0",
             ],
         },
         {
@@ -273,7 +273,7 @@ def vectors() -> list[dict]:
             "verdict": "incompatible",
             "message": [
                 "header format 3, this runtime reads 1-2",
-                "fix: re-export with executorch-reference-backend==0.3.0",
+                "fix: re-export with executorch-reference-backend==0.4.0",
             ],
         },
         {

@@ -18,7 +18,7 @@ import reference_backend
 
 
 class SmallMLP(torch.nn.Module):
-    """Linear -> ReLU -> Linear, plus a softmax that stays on ExecuTorch's CPU kernels."""
+    """Linear -> ReLU -> Linear, plus a log_softmax that stays on ExecuTorch's CPU kernels."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -26,7 +26,7 @@ class SmallMLP(torch.nn.Module):
         self.fc2 = torch.nn.Linear(32, 4)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
+        return torch.log_softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
 
 
 def main() -> None:

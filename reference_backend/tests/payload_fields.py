@@ -1,7 +1,8 @@
 """Where the fields of a reference blob's payload are (blob format 1.x,
 docs/blob-header.md "Payload"), for the tests and the fuzzer that forge real
 blobs: value records (kind, dtype, rank, dims), op records (opcode, operands,
-parameter offset and count) and the parameter words of format 1.3.
+parameter offset and count) and the parameter words of format 1.3 (and 1.4,
+the same layout).
 
 Reads only; callers write with ``struct`` at the offsets given and then
 recompute the blob's checksum (forge.refresh_checksum). The layout mirrors
@@ -26,6 +27,17 @@ OPCODES = {
     10: "qconv2d",
     11: "qadd",
     12: "qrelu",
+    # Format 1.4 (float_ops.py):
+    13: "div",
+    14: "sigmoid",
+    15: "tanh",
+    16: "clamp",
+    17: "max_pool2d",
+    18: "avg_pool2d",
+    19: "softmax",
+    20: "mean",
+    21: "permute",
+    22: "view",
 }
 CONV_OPCODES = (6, 10)
 #: Words of the conv geometry: stride h, w; padding h, w; dilation h, w; groups.

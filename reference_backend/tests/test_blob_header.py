@@ -3,7 +3,7 @@ the code init() runs) on the kit's committed vectors
 (kit/vectors/blob_headers.json), against the kit's own judge for this
 runtime's versions, and the kit's Python codec round-tripped through it. The
 kit's two implementations are tested against the vectors' recorded verdicts
-(for the runtime the vectors describe, reference runtime 0.3.0) in tests/kit/."""
+(for the runtime the vectors describe, reference runtime 0.4.0) in tests/kit/."""
 
 from __future__ import annotations
 

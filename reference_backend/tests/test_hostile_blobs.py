@@ -25,10 +25,10 @@ from backend_kit.header import Header, decode, encode, payload_of
 from reference_backend.compile_specs import CompileSpec, memory_limit_spec, named_data_specs
 from reference_backend.pte_blobs import delegate_blobs
 
-#: Payload layout of blob format 1.3, the one written today (docs/blob-header.md): a 24-byte payload
+#: Payload layout of blob format 1.4 (1.3's), the one written today (docs/blob-header.md): a 24-byte payload
 #: header, the named-data and parameter headers (8 bytes each), then the value records. The
 #: chain_pte fixture checks that its blob has this format.
-BLOB_FORMAT = (1, 3)
+BLOB_FORMAT = (1, 4)
 VALUES_AT = 40
 VALUE_RECORD = 48
 
@@ -163,7 +163,7 @@ def _blow_up_dims(payload: bytearray, dims=(16384, 16384)) -> int:
 def chain_pte() -> bytes:
     pte = export(Chain().eval(), (torch.randn(4, 4),)).buffer
     (blob,) = delegate_blobs(pte)
-    assert tuple(decode(blob.data).blob_format) == BLOB_FORMAT, "the payload offsets here are format 1.3's"
+    assert tuple(decode(blob.data).blob_format) == BLOB_FORMAT, "the payload offsets here are format 1.4's"
     return pte
 
 

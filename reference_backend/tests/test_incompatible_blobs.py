@@ -40,9 +40,9 @@ CASES = {
         0x30,
         [
             "incompatible blob",
-            "format 2.3, written by 0.3.0 with executorch 1.5",
-            "reads formats 1.0-1.3",
-            "fix: re-export the model, executorch-reference-backend 0.3.0 writes no format 2.3 (the blob was altered)",
+            "format 2.4, written by 0.4.0 with executorch 1.5",
+            "reads formats 1.0-1.4",
+            "fix: re-export the model, executorch-reference-backend 0.4.0 writes no format 2.4 (the blob was altered)",
         ],
     ),
     "newer_blob_minor": (
@@ -53,7 +53,7 @@ CASES = {
     "older_blob_major": (
         set_u16(8, 0),
         0x30,
-        ["format 0.3", "fix: re-export with executorch-reference-backend>=0.3.0"],
+        ["format 0.4", "fix: re-export with executorch-reference-backend>=0.4.0"],
     ),
     "unknown_header_version": (set_u16(6, 9), 0x30, ["header format 9, this runtime reads 1-2"]),
     "wrong_magic": (wrong_magic, 0x23, ["invalid blob", "wrong magic 'XNNP'"]),
@@ -91,7 +91,7 @@ def test_older_minor_runs_with_a_warning(runtime, exported, capfd):
     from models import cases
 
     model, example = cases()["mlp"]
-    hint = "fix: re-export with executorch-reference-backend>=0.3.0"
+    hint = "fix: re-export with executorch-reference-backend>=0.4.0"
     with pytest.warns(ReexportRecommendedWarning, match=hint):  # noqa: PT031  either call may warn first
         method = reference_backend.load_method(pte)
         reference_backend.check_program(pte)

@@ -43,9 +43,24 @@ def test_partially_delegated_program_keeps_unsupported_ops_on_cpu(runtime, expor
     )
     gm = edge.exported_program().graph_module
     called = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    assert sum("executorch_call_delegate" in t for t in called) == 2  # around sigmoid
-    assert any("sigmoid" in t for t in called) and any("softmax" in t for t in called)
+    assert sum("executorch_call_delegate" in t for t in called) == 2  # around exp
+    assert any("aten.exp" in t for t in called) and any("log_softmax" in t for t in called)
     assert len(delegate_blobs(exported("partially_delegated"))) == 2
+
+
+@pytest.mark.parametrize("name", ["pooled_cnn", "activations"])
+def test_format_1_4_models_are_delegated_whole(exported, name):
+    """Every operator of these models is one of format 1.4's: nothing is left on CPU."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    import reference_backend
+
+    model, example = cases()[name]
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, example), partitioner=[reference_backend.ReferencePartitioner()]
+    )
+    called = [str(n.target) for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    assert called and all("executorch_call_delegate" in t or "getitem" in t for t in called), called
 
 
 def test_repeated_execution_gives_same_results(runtime, exported):

@@ -108,7 +108,7 @@ CASES = {
             ),
         },
     ),
-    "partitioner that steals sigmoid from XNNPACK": (
+    "partitioner that steals exp from XNNPACK": (
         "STEALS_FROM_XNNPACK",
         "CMP",
         {},
@@ -117,14 +117,14 @@ CASES = {
                 "failed",
                 (
                     r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
-                    r"claimed aten::sigmoid, not in its supported_ops"
+                    r"claimed aten::exp, not in its supported_ops"
                 ),
             ),
             "CMP-2": (
                 "failed",
                 (
                     r"load of sample 'partially_delegated' with XNNPACK failed: .*0x:23; the runtime logged: "
-                    r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 13"
+                    r".*GreedyBackend: invalid blob: .*op \d+ has unknown opcode 23"
                 ),
             ),
         },

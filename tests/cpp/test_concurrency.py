@@ -55,7 +55,7 @@ def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp
             self.fc = torch.nn.Linear(32, 16)
 
         def forward(self, x, y):
-            return torch.softmax(torch.relu(self.fc(x)) * y, dim=-1), x + 1.0
+            return torch.log_softmax(torch.relu(self.fc(x)) * y, dim=-1), x + 1.0
 
     torch.manual_seed(0)
     inputs = (torch.randn(8, 32), torch.randn(8, 16))

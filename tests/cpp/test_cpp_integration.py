@@ -62,14 +62,14 @@ def runners(tmp_path_factory) -> dict[str, Path]:
 
 
 class Model(torch.nn.Module):
-    """Delegated linear/relu/add around a softmax that runs on ExecuTorch's CPU kernels."""
+    """Delegated linear/relu/add around a log_softmax that runs on ExecuTorch's CPU kernels."""
 
     def __init__(self) -> None:
         super().__init__()
         self.fc = torch.nn.Linear(6, 5)
 
     def forward(self, x, y):
-        return torch.softmax(torch.relu(self.fc(x)) + y, dim=-1), x * 2.0
+        return torch.log_softmax(torch.relu(self.fc(x)) + y, dim=-1), x * 2.0
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((ROOT / "kit" / "vectors" / "blob_headers.json").read_text())
 IDS = [v["name"] for v in VECTORS]
 RT = header.RuntimeVersions(
-    "ReferenceBackend", "executorch-reference-backend", (0, 3, 0), (1, 5, 1), 1, 0, 3, (0, 3, 0)
+    "ReferenceBackend", "executorch-reference-backend", (0, 4, 0), (1, 5, 1), 1, 0, 4, (0, 4, 0)
 )
 
 

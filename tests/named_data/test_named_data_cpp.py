@@ -24,7 +24,7 @@ def _tool(name: str) -> str:
 
 
 class Model(torch.nn.Module):
-    """A delegated MLP (weights 4 KiB and 1 KiB) before a softmax on ExecuTorch's CPU kernels."""
+    """A delegated MLP (weights 4 KiB and 1 KiB) before a log_softmax on ExecuTorch's CPU kernels."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -32,7 +32,7 @@ class Model(torch.nn.Module):
         self.fc2 = torch.nn.Linear(32, 8)
 
     def forward(self, x):
-        return torch.softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
+        return torch.log_softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
 
 
 @pytest.fixture(scope="module")

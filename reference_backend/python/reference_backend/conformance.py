@@ -16,6 +16,7 @@ from conformance.descriptor import (
     SampleModel,
 )
 from conformance.operators import OperatorSupport
+from reference_backend import float_ops
 from reference_backend.compile_specs import blob_format_spec, named_data_specs
 from reference_backend.ops import SUPPORTED_OPS
 from reference_backend.partitioner import ReferencePartitioner
@@ -63,14 +64,14 @@ class _Elementwise(torch.nn.Module):
 
 
 class _Mixed(torch.nn.Module):
-    """Supported ops around an unsupported one (sigmoid stays on CPU)."""
+    """Supported ops around an unsupported one (exp stays on CPU)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.fc = torch.nn.Linear(12, 12)
 
     def forward(self, x):
-        return torch.relu(self.fc(torch.sigmoid(x + 1.0))) * 2.0
+        return torch.relu(self.fc(torch.exp(x + 1.0))) * 2.0
 
 
 class _QuantNet(torch.nn.Module):
@@ -109,7 +110,17 @@ def _dynamic_shapes():
 
 #: Operators declared with dynamic shapes (bounded dimensions; the runtime infers their output sizes at every
 #: call): the corpus's dynamic cases run for them.
-_DYNAMIC_OPS = ("aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::relu", "aten::linear")
+_DYNAMIC_OPS = (
+    "aten::add.Tensor",
+    "aten::sub.Tensor",
+    "aten::mul.Tensor",
+    "aten::relu",
+    "aten::linear",
+    *float_ops.ELEMENTWISE,
+)
+
+#: Operators the partitioner claims with static shapes only (their corpus cases have no dynamic ones).
+_STATIC_OPS = tuple(op for op in float_ops.OPERATORS if op not in _DYNAMIC_OPS)
 
 
 #: Corpus cases of aten::convolution the runtime does not run (1-D, 3-D and transposed convolutions).
@@ -138,9 +149,19 @@ DESCRIPTOR = BackendDescriptor(
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
     )
     | OperatorSupport.float32(
-        *(op for op in SUPPORTED_OPS if op not in _DYNAMIC_OPS and op != "aten::convolution"),
+        *(op for op in SUPPORTED_OPS if op not in _DYNAMIC_OPS + _STATIC_OPS and op != "aten::convolution"),
         without=("channels_last",),
         reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
+    )
+    | OperatorSupport.float32(
+        *(op for op in _STATIC_OPS if op != "aten::max_pool2d_with_indices"),
+        without=("channels_last",),
+        reason="the runtime reads every tensor in the default dim order, so the partitioner claims no other",
+    )
+    | OperatorSupport.float32(
+        "aten::max_pool2d_with_indices",
+        without=("channels_last", "case:with_indices"),
+        reason="the runtime computes max_pool2d's values, not its int64 indices, in the default dim order",
     )
     | OperatorSupport.float32(
         "aten::convolution",

@@ -4,9 +4,13 @@ partitioner (what to claim) and the serializer (how to encode it)."""
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any
 
 import torch
+
+from reference_backend import float_ops
+from reference_backend.version import BLOB_FORMAT, FLOAT_OPS_MINOR, QUANT_MINOR
 
 #: Most dimensions a tensor may have (kMaxRank in graph.h).
 MAX_RANK = 8
@@ -38,7 +42,29 @@ SUPPORTED_OPS: dict[str, OpSpec] = {
     "quantized_decomposed::quantize_per_tensor": OpSpec(opcode=7, min_inputs=1, max_inputs=1),
     "quantized_decomposed::dequantize_per_tensor": OpSpec(opcode=8, min_inputs=1, max_inputs=1),
     "quantized_decomposed::dequantize_per_channel": OpSpec(opcode=None, min_inputs=1, max_inputs=1),
+    # Blob format 1.4 (reference_backend.float_ops: constraints and parameter words):
+    "aten::div.Tensor": OpSpec(opcode=13, min_inputs=2, max_inputs=2),
+    "aten::sigmoid": OpSpec(opcode=14, min_inputs=1, max_inputs=1),
+    "aten::tanh": OpSpec(opcode=15, min_inputs=1, max_inputs=1),
+    "aten::clamp": OpSpec(opcode=16, min_inputs=1, max_inputs=1),
+    "aten::hardtanh": OpSpec(opcode=16, min_inputs=1, max_inputs=1),
+    "aten::max_pool2d_with_indices": OpSpec(opcode=17, min_inputs=1, max_inputs=1),
+    "aten::avg_pool2d": OpSpec(opcode=18, min_inputs=1, max_inputs=1),
+    "aten::_softmax": OpSpec(opcode=19, min_inputs=1, max_inputs=1),
+    "aten::mean.dim": OpSpec(opcode=20, min_inputs=1, max_inputs=1),
+    "aten::permute_copy": OpSpec(opcode=21, min_inputs=1, max_inputs=1),
+    "aten::view_copy": OpSpec(opcode=22, min_inputs=1, max_inputs=1),
 }
+
+#: Highest opcode of blob formats 1.0 to 1.2, and of 1.3; the operators above each need the next minor.
+MAX_OPCODE_V0 = 5
+MAX_OPCODE_V3 = 12
+
+
+def minor_needed(opcode: int) -> int:
+    """The oldest blob format minor that stores ``opcode``."""
+    return FLOAT_OPS_MINOR if opcode > MAX_OPCODE_V3 else QUANT_MINOR if opcode > MAX_OPCODE_V0 else 0
+
 
 #: What the graph pass folds into (reference_backend.quantized_ops): opcode, tensor operands.
 BACKEND_OPS: dict[str, OpSpec] = {
@@ -155,19 +181,35 @@ def _folded_weight(node: torch.fx.Node) -> str | None:
     return None
 
 
-def why_unsupported(node: torch.fx.Node) -> str | None:
-    """None if the runtime can execute ``node``, else the reason it cannot."""
+def why_unsupported(node: torch.fx.Node, blob_minor: int = BLOB_FORMAT[1]) -> str | None:
+    """None if the runtime can execute ``node`` in a blob of format 1.``blob_minor``, else the reason it
+    cannot."""
     if node.op != "call_function":
         return "not an operator call"
+    if node.target is operator.getitem:
+        # max_pool2d_with_indices's values: claimed with the pool, so that what reads them joins its partition.
+        source, index = node.args[:2]
+        if (
+            isinstance(source, torch.fx.Node)
+            and op_name(source.target) == "aten::max_pool2d_with_indices"
+            and index == 0
+            and why_unsupported(source, blob_minor) is None
+        ):
+            return None
+        return f"output {index} of {getattr(source, 'name', source)}, which the runtime does not compute"
     name = op_name(node.target)
     spec = SUPPORTED_OPS.get(name)
     if spec is None:
         return f"operator {name or node.target} is not supported"
+    if spec.opcode is not None and blob_minor < minor_needed(spec.opcode):
+        return (
+            f"{name} needs blob format 1.{minor_needed(spec.opcode)}; the partitioner writes 1.{blob_minor}"
+        )
     if name in (_QUANTIZE, _DEQUANTIZE):
         return _int8_per_tensor(node)
     if name == _DEQUANTIZE_PER_CHANNEL:
         return _folded_weight(node)
-    if not _float32(node.meta.get("val")):
+    if not _float32(float_ops.result_value(node)):
         return "result is not a float32 tensor with static or bounded shape"
     operands = tensor_inputs(node)
     if not spec.min_inputs <= len(operands) <= spec.max_inputs:
@@ -194,4 +236,6 @@ def why_unsupported(node: torch.fx.Node) -> str | None:
             return "groups must be a positive int"
         if any(d for d in operands[1].meta["val"].shape[2:] if not isinstance(d, int)):
             return "conv2d kernel size must be static"
+    if name in float_ops.OPERATORS:
+        return float_ops.constraint(node, name)
     return None

@@ -21,15 +21,21 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from reference_backend.backend import ReferenceBackend
 from reference_backend.compile_specs import requested_blob_format
 from reference_backend.ops import OPS_TO_KEEP, why_unsupported
+from reference_backend.version import BLOB_FORMAT
 
 TAG_PREFIX = "reference_backend_"
 
 
 class ReferenceOperatorSupport(OperatorSupportBase):
-    """Yes for exactly the nodes the runtime executes."""
+    """Yes for exactly the nodes the runtime executes, in blobs of format 1.``blob_minor`` (default: the
+    newest): a program exported for an older runtime keeps the newer operators on CPU."""
+
+    def __init__(self, blob_minor: int = BLOB_FORMAT[1]) -> None:
+        super().__init__()
+        self.blob_minor = blob_minor
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None
+        return why_unsupported(node, self.blob_minor) is None
 
 
 def _keep_node(node: torch.fx.Node) -> bool:
@@ -49,12 +55,12 @@ class ReferencePartitioner(Partitioner):
     def __init__(self, compile_specs: list[CompileSpec] | None = None) -> None:
         super().__init__()
         self.compile_specs = list(compile_specs or [])
-        requested_blob_format(self.compile_specs)  # fail early on a bad spec
+        self.blob_format = requested_blob_format(self.compile_specs)  # fails early on a bad spec
         self.delegation_spec = DelegationSpec(self.backend_id, self.compile_specs)
 
     def operator_support(self) -> OperatorSupportBase:
         """Which nodes to claim; override to claim a different set."""
-        return ReferenceOperatorSupport()
+        return ReferenceOperatorSupport(self.blob_format[1])
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram

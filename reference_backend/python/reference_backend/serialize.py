@@ -17,7 +17,8 @@ little-endian::
     op records: u8 opcode, u8 num_inputs, u16 0, u32 output, u32 inputs[3]
                 (+ f32 alpha from format 1.1)
                 (+ u32 param_offset, u32 param_count from format 1.3)
-    parameter words (1.3): num_params x i32 (docs/quantization.md)
+    parameter words (1.3): num_params x i32 (docs/quantization.md; the float32 operators of
+        format 1.4, the same layout, in reference_backend.float_ops)
     named-data table (1.2): per entry u64 byte_size, u16 key_length,
         u16 file_length, u32 0, key (UTF-8), file name (UTF-8; empty: the
         data is inside the .pte), zero padding to a multiple of 8
@@ -31,18 +32,21 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 import struct
 
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
+from reference_backend import float_ops
 from reference_backend.compile_specs import CompileOptions
 from reference_backend.ops import (
     BACKEND_OPS,
     DTYPE_CODES,
     MAX_RANK,
     SUPPORTED_OPS,
+    minor_needed,
     op_name,
     tensor_inputs,
     value_layout,
@@ -142,7 +146,7 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
     params: list[int] = []
 
     def layout_of(node: torch.fx.Node) -> tuple[int, tuple[int, ...], int]:
-        layout = value_layout(node.meta.get("val"))
+        layout = value_layout(float_ops.result_value(node))
         if layout is None:
             raise SerializationError(
                 f"{node.name} is not a float32, int8 or int32 tensor with static or bounded shape"
@@ -194,6 +198,15 @@ def serialize_payload(program: ExportedProgram, options: CompileOptions) -> Payl
                     add_value(node, KIND_CONSTANT, add_constant_bytes(raw))
             else:
                 inputs.append(add_value(node, KIND_ACTIVATION))
+        elif node.op == "call_function" and node.target is operator.getitem:
+            # max_pool2d_with_indices's values: the same value as the op's result (the partitioner claims it
+            # only when nothing reads its indices).
+            source, index = node.args
+            if index != 0 or not isinstance(source, torch.fx.Node) or source.name not in ids:
+                raise SerializationError(
+                    f"{node.name}: output {index} of {source} is not computed by the runtime"
+                )
+            ids[node.name] = ids[source.name]
         elif node.op == "call_function":
             ops.append(
                 _op_record(node, ids, add_value(node, KIND_ACTIVATION), minor, params, add_int32_constant)
@@ -311,6 +324,8 @@ def _op_params(node: torch.fx.Node, name: str, add_int32_constant) -> tuple[list
             *multipliers,
             *shifts,
         ], extra
+    if name in float_ops.OPERATORS:
+        return float_ops.param_words(node, name), []
     if name == "reference_backend::qadd":
         return list(a[2:10]), []
     if name == "reference_backend::qrelu":
@@ -328,9 +343,9 @@ def _op_record(
             f"operator {name or node.target} is not supported by the runtime"
             + (" (the quantize/dequantize fold did not take it)" if spec else "")
         )
-    if spec.opcode > 5 and minor < QUANT_MINOR:
+    if minor < minor_needed(spec.opcode):
         raise SerializationError(
-            f"{node.name}: {name} needs blob format 1.{QUANT_MINOR}; format 1.{minor} cannot store it"
+            f"{node.name}: {name} needs blob format 1.{minor_needed(spec.opcode)}; format 1.{minor} cannot store it"
         )
     operands = tensor_inputs(node)
     try:

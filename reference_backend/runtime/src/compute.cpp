@@ -1,4 +1,5 @@
 #include <reference_backend/compute.h>
+#include <reference_backend/float_ops.h>
 
 namespace reference_backend {
 
@@ -34,8 +35,8 @@ Size op_steps(const Graph& g, const Op& op) {
       const Size per_channel = Size(w.dims[2]) * (Size(w.dims[3]) + 1) + 1;
       return n * (Size(w.dims[1]) * per_channel + 1);
     }
+    default: return is_float_op(op.code) ? float_op_steps(g, op) : Size::invalid();  // format 1.4
   }
-  return Size::invalid();
 }
 
 ComputeNeed compute_need(const Graph& g) {

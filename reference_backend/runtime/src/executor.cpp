@@ -1,5 +1,6 @@
 #include <reference_backend/checked.h>
 #include <reference_backend/executor.h>
+#include <reference_backend/float_ops.h>
 
 #include <backend_kit/header.h>
 
@@ -389,6 +390,10 @@ void Executor::run(const void* const* inputs, void* const* outputs) {
         }
         break;
       }
+      case OpCode::kDiv:
+        binary(va, f32(a), vb, f32(b), vo, f32(op.output), [](float x, float y) { return x / y; });
+        break;
+      default: run_float_op(op, p, va, f32(a), vo, f32(op.output)); break;  // format 1.4 (float_ops.h)
     }
   }
 

@@ -1,4 +1,5 @@
 #include <reference_backend/checked.h>
+#include <reference_backend/float_ops.h>
 #include <reference_backend/graph.h>
 
 #include <backend_kit/header.h>
@@ -36,10 +37,12 @@ constexpr size_t kOpInputsAt = 8;
 constexpr uint32_t kOpMaxInputs = 3;
 constexpr uint8_t kMaxOpcodeV0 = static_cast<uint8_t>(OpCode::kLinear);  // formats 1.0-1.2
 constexpr uint8_t kMaxOpcodeV3 = static_cast<uint8_t>(OpCode::kQRelu);
+constexpr uint8_t kMaxOpcodeV4 = static_cast<uint8_t>(OpCode::kView);  // format 1.4: float32 ops 13-22
 constexpr uint64_t kConstantAlignment = 16;  // the constant section starts at a multiple of 16
 constexpr uint16_t kAlphaMinor = 1;  // first minor whose ops carry alpha
 constexpr uint16_t kNamedDataMinor = 2;  // first minor with named data (value kind 2)
 constexpr uint16_t kQuantMinor = 3;  // first minor with int8/int32 values, parameters, dynamic dims
+constexpr uint16_t kFloatOpsMinor = 4;  // first minor with opcodes 13 to 22 (float_ops.h)
 constexpr uint32_t kMaxCount = 1u << 20;  // values, inputs, outputs or ops
 constexpr uint64_t kMaxNumel = 1ull << 31;
 constexpr uint64_t kFloatBytes = 4;
@@ -68,11 +71,21 @@ uint32_t expected_inputs(OpCode code, uint32_t given) {
     case OpCode::kAdd:
     case OpCode::kSub:
     case OpCode::kMul:
+    case OpCode::kDiv:
     case OpCode::kQAdd: return 2;
     case OpCode::kRelu:
     case OpCode::kQuantize:
     case OpCode::kDequantize:
-    case OpCode::kQRelu: return 1;
+    case OpCode::kQRelu:
+    case OpCode::kSigmoid:
+    case OpCode::kTanh:
+    case OpCode::kClamp:
+    case OpCode::kMaxPool2d:
+    case OpCode::kAvgPool2d:
+    case OpCode::kSoftmax:
+    case OpCode::kMean:
+    case OpCode::kPermute:
+    case OpCode::kView: return 1;
     case OpCode::kLinear:
     case OpCode::kConv2d:
     case OpCode::kQLinear:
@@ -100,6 +113,7 @@ bool check_op_dtypes(const Graph& g, const Op& op, std::string& why) {
       break;
     case OpCode::kQAdd:
     case OpCode::kQRelu: in = out = kDtypeInt8; break;
+    default: break;  // format 1.4's operators (float_ops.h) are float32 only
   }
   for (uint32_t k = 0; k < op.num_inputs; ++k) {
     const uint8_t want = k == 2 ? bias : in;
@@ -177,6 +191,16 @@ const char* op_name(OpCode code) {
     case OpCode::kQConv2d: return "qconv2d";
     case OpCode::kQAdd: return "qadd";
     case OpCode::kQRelu: return "qrelu";
+    case OpCode::kDiv: return "div";
+    case OpCode::kSigmoid: return "sigmoid";
+    case OpCode::kTanh: return "tanh";
+    case OpCode::kClamp: return "clamp";
+    case OpCode::kMaxPool2d: return "max_pool2d";
+    case OpCode::kAvgPool2d: return "avg_pool2d";
+    case OpCode::kSoftmax: return "softmax";
+    case OpCode::kMean: return "mean";
+    case OpCode::kPermute: return "permute";
+    case OpCode::kView: return "view";
   }
   return "unknown";
 }
@@ -189,6 +213,7 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
     case OpCode::kAdd:
     case OpCode::kSub:
     case OpCode::kMul:
+    case OpCode::kDiv:
     case OpCode::kQAdd:
       if (!broadcast_shape(x, *in[1], out)) {
         why = "the input shapes do not broadcast";
@@ -245,6 +270,9 @@ bool infer_shape(const Graph& g, const Op& op, const Value* const* in, Value& ou
       }
       break;
     }
+    default:
+      if (!infer_float_op_shape(op, g.params.data() + op.param_offset, x, out, why)) return false;
+      break;
   }
   Size numel = 1;
   for (uint32_t d = 0; d < out.rank; ++d) numel *= out.dims[d];
@@ -277,7 +305,7 @@ Size expected_params(const Graph& g, const Op& op, uint32_t& fixed, uint32_t& ch
       break;
     case OpCode::kQAdd: fixed = kQAddWords; break;
     case OpCode::kQRelu: fixed = kQReluWords; break;
-    default: break;
+    default: fixed = float_op_params(g, op); break;  // format 1.4 (float_ops.h)
   }
   return Size(fixed) + Size(channels) * 2;
 }
@@ -359,7 +387,7 @@ bool check_params(const Graph& g, const Op& op, std::string& why) {
         return false;
       }
       return true;
-    default: return true;
+    default: return check_float_op_params(op, p, why);
   }
 }
 
@@ -627,7 +655,9 @@ bool read_ops(Reader& c, const Layout& l, Graph& g, std::vector<uint8_t>& define
       op.param_offset = c.u32();
       op.param_count = c.u32();
     }
-    const uint8_t max_opcode = l.has_params ? kMaxOpcodeV3 : kMaxOpcodeV0;
+    const uint8_t max_opcode = l.minor >= kFloatOpsMinor ? kMaxOpcodeV4
+                               : l.has_params            ? kMaxOpcodeV3
+                                                         : kMaxOpcodeV0;
     if (code < 1 || code > max_opcode) {
       error = at(rec, "op %u has unknown opcode %u (blob format 1.%u has opcodes 1 to %u)", i, code,
                  static_cast<unsigned>(l.minor), static_cast<unsigned>(max_opcode));

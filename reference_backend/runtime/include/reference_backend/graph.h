@@ -42,6 +42,17 @@ enum class OpCode : uint8_t {
   kQConv2d = 10,  // int8 x, int8 weight, optional int32 bias -> int8
   kQAdd = 11,  // int8 + int8 -> int8 (same shape or broadcast)
   kQRelu = 12,  // int8 -> int8
+  // Format 1.4: float32 operators (float_kernels.h); parameter words below.
+  kDiv = 13,  // a / b (same shape or broadcast)
+  kSigmoid = 14,
+  kTanh = 15,
+  kClamp = 16,  // clamp and hardtanh: lo (f32 bits), hi (f32 bits); -inf / inf when unbounded
+  kMaxPool2d = 17,  // x [..., H, W]: kMaxPoolWords
+  kAvgPool2d = 18,  // x [..., H, W]: kAvgPoolWords
+  kSoftmax = 19,  // dim
+  kMean = 20,  // mask of the reduced dimensions, keepdim
+  kPermute = 21,  // one word per dimension: the input dimension of each output dimension
+  kView = 22,  // one word per output dimension: its size
 };
 
 /// The operator's name in log lines ("conv2d", "qlinear").
@@ -56,6 +67,15 @@ constexpr uint32_t kQLinearFixedWords = 4;  // zp x, zp out, qmin, qmax (+ N mul
 constexpr uint32_t kQConvFixedWords = kConvGeometryWords + 4;  // (+ O multipliers, O shifts)
 constexpr uint32_t kQAddWords = 8;  // zp a, zp b, zp out, qmin, qmax, multiplier a, multiplier b, shift
 constexpr uint32_t kQReluWords = 6;  // zp x, zp out, qmin, qmax, multiplier, shift
+
+/// Words of the float32 operators of format 1.4.
+constexpr uint32_t kClampWords = 2;
+constexpr uint32_t kMaxPoolWords = 9;  // kernel h, w; stride h, w; padding h, w; dilation h, w; ceil_mode
+constexpr uint32_t kAvgPoolWords = 9;  // kernel h, w; stride h, w; padding h, w; ceil_mode;
+                                       // count_include_pad; divisor_override (0: none)
+constexpr uint32_t kSoftmaxWords = 1;
+constexpr uint32_t kMeanWords = 2;
+constexpr int32_t kMaxPoolGeometry = 65535;  // largest kernel, stride, padding or dilation word
 
 /// Longest key or file name in the named-data table.
 constexpr uint32_t kMaxNameBytes = 255;

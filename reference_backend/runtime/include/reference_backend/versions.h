@@ -28,10 +28,12 @@ constexpr const char* kBackendId = REFERENCE_BACKEND_ID;
 constexpr const char* kDistribution = "executorch-reference-backend";
 constexpr uint16_t kBlobFormatMajor = 1;
 constexpr uint16_t kBlobFormatMinorMin = 0;  // 1.0: add/sub alpha implied 1
-constexpr uint16_t kBlobFormatMinor = 3;  // 1.1: ops carry an alpha scalar; 1.2: named data;
-                                          // 1.3: int8/int32 values, quantized ops, conv2d, dynamic dims
+constexpr uint16_t kBlobFormatMinor = 4;  // 1.1: ops carry an alpha scalar; 1.2: named data;
+                                          // 1.3: int8/int32 values, quantized ops, conv2d, dynamic dims;
+                                          // 1.4: float32 div, sigmoid, tanh, clamp, pools, softmax, mean,
+                                          // permute, view (opcodes 13-22)
 /// The first release that writes blob format kBlobFormatMajor.kBlobFormatMinor.
-constexpr Version kCurrentFormatSince = {0, 3, 0};
+constexpr Version kCurrentFormatSince = {0, 4, 0};
 
 /// The most bytes init() allocates for one blob unless the application says
 /// otherwise (environment variable kMaxMemoryEnv, or

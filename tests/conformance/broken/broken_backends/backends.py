@@ -111,28 +111,28 @@ class RequantOffByOneBackend(BackendDetails):
         return build_result(program, compile_specs, "RequantOffByOneBackend")
 
 
-#: The opcode GreedyBackend writes for sigmoid: one past the last the reference runtime has (12).
-STOLEN_OPCODE = 13
+#: The opcode GreedyBackend writes for exp: one past the last the reference runtime has (22).
+STOLEN_OPCODE = 23
 
 
 class GreedyBackend(BackendDetails):
-    """Writes the sigmoid its partitioner claims (descriptors.STEALS_FROM_XNNPACK) as opcode 13, which
+    """Writes the exp its partitioner claims (descriptors.STEALS_FROM_XNNPACK) as opcode 23, which
     its runtime, the reference runtime under this id, does not have: the blob is refused at load."""
 
     @staticmethod
     def preprocess(edge_program, compile_specs):
         program = copy.deepcopy(edge_program)
         ops = [n for n in program.graph.nodes if n.op == "call_function"]
-        stolen = [i for i, n in enumerate(ops) if op_name(n.target) == "aten::sigmoid"]
+        stolen = [i for i, n in enumerate(ops) if op_name(n.target) == "aten::exp"]
         for i in stolen:  # serialized as relu (same operands and shape), then given the unknown opcode
             ops[i].target = torch.ops.aten.relu.default
         blob = build_blob(program, compile_specs, "GreedyBackend")
         header = decode(blob)
-        if header.blob_format != (1, 3):
-            raise ValueError(f"GreedyBackend writes blob format 1.3 only, not {header.blob_format}")
+        if header.blob_format != (1, 4):
+            raise ValueError(f"GreedyBackend writes blob format 1.4 only, not {header.blob_format}")
         payload = bytearray(payload_of(blob))
         values, inputs, outputs, _, _ = struct.unpack_from("<IIIIQ", payload, 0)
-        # 1.3 layout (docs/blob-header.md): 40-byte counts, 48-byte values, u32 ids, 32-byte op records.
+        # 1.4 layout, the same as 1.3's (docs/blob-header.md): 40-byte counts, 48-byte values, u32 ids, 32-byte op records.
         ops_at = 40 + 48 * values + 4 * (inputs + outputs)
         for i in stolen:
             payload[ops_at + 32 * i] = STOLEN_OPCODE

@@ -63,10 +63,10 @@ PRIVATE_IMPORT = dataclasses.replace(REFERENCE, python_package="private_import_v
 
 
 class _GreedySupport(OperatorSupportBase):
-    """Also claims sigmoid, which the runtime cannot execute."""
+    """Also claims exp, which the runtime cannot execute."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None or op_name(node.target) == "aten::sigmoid"
+        return why_unsupported(node) is None or op_name(node.target) == "aten::exp"
 
 
 class _GreedyPartitioner(ReferencePartitioner):
@@ -251,21 +251,21 @@ CRASHES_ABOVE_BOUND = variant(
 )
 
 
-class _StealsSigmoid(OperatorSupportBase):
-    """Also claims sigmoid, which XNNPACK would take and the runtime cannot execute."""
+class _StealsExp(OperatorSupportBase):
+    """Also claims exp, which XNNPACK would take and the runtime cannot execute."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None or op_name(node.target) == "aten::sigmoid"
+        return why_unsupported(node) is None or op_name(node.target) == "aten::exp"
 
 
-# The sigmoid of the composition sample goes to GreedyBackend, which writes it as an opcode its runtime
+# The exp of the composition sample goes to GreedyBackend, which writes it as an opcode its runtime
 # does not have (backends.GreedyBackend): XNNPACK is left nothing and the program does not load.
 STEALS_FROM_XNNPACK = variant(
     "GreedyBackend",
     partitioner=type(
         "GreedyPartitioner",
         (ReferencePartitioner,),
-        {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsSigmoid()},
+        {"backend_id": "GreedyBackend", "operator_support": lambda self: _StealsExp()},
     ),
     **_broken_library("libgreedy_backend.so"),
 )
