@@ -140,6 +140,25 @@ class CompositionSupport:
     sample: str = sample_name()
 
 
+def _acceptance_problem(value: Any) -> str | None:
+    from conformance.compat.rules import rules_problem  # jsonschema is imported only for a descriptor that declares rules
+
+    return rules_problem(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class AcceptanceRulesFile:
+    """Which blobs each runtime version of the backend accepts (clause C-RT-9, docs/compat.md).
+
+    path:  a JSON rules file the vendor ships in its package (``conformance.compat.rules`` says its
+           form): per runtime version, the header formats and blob formats it reads and the ExecuTorch
+           releases it runs on. RT-7 checks the runtime against it; ``executorch-conformance compat``
+           predicts from it whether a program runs on a device.
+    """
+
+    path: str = custom(str, str, _acceptance_problem, default=dataclasses.MISSING)
+
+
 def _operators_json(value: Any) -> Any:
     return value.to_json()
 
@@ -216,6 +235,7 @@ class BackendDescriptor:
                         (dlopen), such as an inference engine found through an environment variable
                         (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
                         runtime_libraries().
+    acceptance:         the acceptance rules file of the backend's runtimes (C-RT-9); None if not declared.
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -238,6 +258,7 @@ class BackendDescriptor:
     operators: Any = custom(_operators_json, _operators_back, _operators_problem, default=None)
     registered_at_import: bool = data(bool, default=False)
     engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
+    acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and
