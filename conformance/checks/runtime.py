@@ -336,7 +336,9 @@ def matches_acceptance_rules(ctx: Context) -> str:
     if wrong:
         raise CheckFailed(
             f"runtime {release} does not behave as {rules.source} declares (header formats "
-            f"{rule.header_formats[0]}-{rule.header_formats[1]}, blob formats {rule.formats()}): " + "; ".join(wrong)
+            f"{rule.header_formats[0]}-{rule.header_formats[1]}, blob formats {rule.formats()}): "
+            + "; ".join(wrong[:4])
+            + (f"; and {len(wrong) - 4} more of the {len(pairs)} forged formats" if len(wrong) > 4 else "")
         )
     return (
         f"{len(pairs)} forged formats of sample {name!r}, each accepted or refused (0x30) as runtime {release}'s "

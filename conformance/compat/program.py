@@ -59,7 +59,8 @@ def foreign_format(blob: bytes) -> str | None:
     None for any other blob: its format cannot be told, so nothing measured can stand for it."""
     if len(blob) < 24 or blob[4:6] != b"XH":
         return None
-    flatbuffer_offset = struct.unpack_from("<I", blob, 8)[0]
+    # XNNPACK's header: magic at 4, u16 header length at 8, u32 flatbuffer offset at 10
+    flatbuffer_offset = struct.unpack_from("<I", blob, 10)[0]
     ident = blob[flatbuffer_offset + 4 : flatbuffer_offset + 8] if flatbuffer_offset + 8 <= len(blob) else b""
     if not (blob[4:8].isascii() and ident.isascii() and len(ident) == 4 and ident.isalnum()):
         return None
