@@ -3,7 +3,8 @@ file the installed backend's descriptor points to (its ``acceptance`` field).
 
 The descriptor is the vendor's code, so it is read in a vendor process (``remote_descriptor``), as the
 suite reads it for a run: importing it there may fail or hang without harming this process. The entry
-point named like the backend id is tried first, then every other installed one.
+point named like the backend id is the one read (the suite's convention: ``--backend ReferenceBackend``
+names both), so an unknown id costs no vendor process.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def find_rules(
     backend_ids: Iterable[str], rules_files: Sequence[str | Path] = (), timeout: float = DESCRIBE_TIMEOUT_S
 ) -> list[AcceptanceRules]:
     """The rules of each of ``backend_ids`` that has some: from ``rules_files`` first, then from the
-    installed descriptors. A backend with none is left out (the decision says what that means)."""
+    installed descriptor of that name. A backend with none is left out (``predict`` then refuses it as
+    unknown, unless its runtime ships inside ExecuTorch and was measured)."""
     from conformance.descriptor import available_backends
 
     found: dict[str, AcceptanceRules] = {}
@@ -53,11 +55,8 @@ def find_rules(
     if not wanted:
         return list(found.values())
     installed = available_backends()
-    order = [b for b in wanted if b in installed] + [s for s in installed if s not in wanted]
-    for spec in order:
-        if not set(wanted) - set(found):
-            break
+    for spec in (b for b in wanted if b in installed):
         backend_id, rules = _declared_rules(spec, timeout)
-        if rules is not None and backend_id in wanted and backend_id not in found:
+        if rules is not None and backend_id == spec:
             found[backend_id] = rules
     return list(found.values())
