@@ -173,15 +173,15 @@ def _program_answer(program: ProgramFacts, runtime: str, measured: Measured) -> 
             f"{runtime} was measured on programs exported with {_span(rt.exported_with)} only",
         )
     exported = (
-        f"exported with executorch {', '.join(exporters)}"
+        f"this one was exported with executorch {', '.join(exporters)}"
         if exporters
-        else "its exporter is not recorded (no contract header): judged by its format"
+        else "which executorch exported this one is not recorded (no contract header): judged by its format"
     )
     return Answer(
         "program",
         RUNS,
         f"executorch {runtime} ran programs of file identifier {program.file_identifier} exported with "
-        f"{_span(rt.exported_with)} ({rt.grid}); this one is {exported}",
+        f"{_span(rt.exported_with)} ({rt.grid}); {exported}",
     )
 
 
