@@ -141,7 +141,9 @@ class CompositionSupport:
 
 
 def _acceptance_problem(value: Any) -> str | None:
-    from conformance.compat.rules import rules_problem  # jsonschema is imported only for a descriptor that declares rules
+    from conformance.compat.rules import (
+        rules_problem,  # jsonschema is imported only for a descriptor that declares rules
+    )
 
     return rules_problem(value)
 

@@ -267,7 +267,9 @@ def unregistered_backend(ctx: Context) -> None:
     )
 
 
-def format_forgeries(blob: bytes, header_formats: tuple[int, int], minors: tuple[int, int]) -> list[tuple[int, tuple[int, int]]]:
+def format_forgeries(
+    blob: bytes, header_formats: tuple[int, int], minors: tuple[int, int]
+) -> list[tuple[int, tuple[int, int]]]:
     """(header format, blob format) pairs forged from ``blob`` for RT-7: every header format from 0 to one
     past the newest the rules or the blob name (with the blob's own blob format); every minor of the
     blob's major from 0 to one past the newest declared; minor 0 and the blob's minor of the majors
@@ -278,8 +280,7 @@ def format_forgeries(blob: bytes, header_formats: tuple[int, int], minors: tuple
     pairs = [(f, (major, minor)) for f in range(max(header_formats[1], own) + 2)]
     pairs += [(own, (major, m)) for m in range(max(minors[1], minor) + 2)]
     pairs += [(own, (other, m)) for other in (major - 1, major + 1) if other >= 0 for m in sorted({0, minor})]
-    seen: set = set()
-    return [p for p in pairs if p != (own, (major, minor)) and not (p in seen or seen.add(p))]
+    return [p for p in dict.fromkeys(pairs) if p != (own, (major, minor))]
 
 
 @check(
@@ -293,8 +294,11 @@ def matches_acceptance_rules(ctx: Context) -> str:
     from conformance.compat.rules import load_rules
 
     ctx.require_runtime()
+    declared = ctx.descriptor.acceptance
+    if declared is None:
+        raise CheckFailed("the descriptor declares no acceptance rules (a suite bug: RT-7 applies only then)")
     try:
-        rules = load_rules(ctx.descriptor.acceptance.path)
+        rules = load_rules(declared.path)
     except CompatInputError as exc:
         raise CheckFailed(f"the acceptance rules cannot be read: {exc}") from None
     version = ctx.descriptor.version
@@ -304,13 +308,15 @@ def matches_acceptance_rules(ctx: Context) -> str:
         f"{rules.source} describes backend {rules.backend_id!r}, not {ctx.descriptor.backend_id!r}",
     )
     rule = rules.runtime(release)
-    ensure(
-        rule is not None,
-        f"{rules.source} declares runtimes {', '.join(rules.versions())}, not this runtime's version {version}",
-    )
+    if rule is None:
+        raise CheckFailed(
+            f"{rules.source} declares runtimes {', '.join(rules.versions())}, not this runtime's version {version}"
+        )
     executorch = ctx.executorch_version()
     state, why = rule.on_executorch(Version(executorch).base_version)
-    ensure(state == "runs", f"runtime {release} is tested on executorch {executorch}, but {why} ({rules.source})")
+    ensure(
+        state == "runs", f"runtime {release} is tested on executorch {executorch}, but {why} ({rules.source})"
+    )
     name = ctx.primary
     delegates = ctx.backend_delegates(name)
     ensure(bool(delegates), f"sample {name!r} has no delegate to forge")
@@ -326,12 +332,16 @@ def matches_acceptance_rules(ctx: Context) -> str:
         label = f"header format {header_format}, blob format {blob_format[0]}.{blob_format[1]}"
         error, _, log_text = ctx.try_load(forged, f"sample {name!r} with a forged blob ({label})")
         refused = error is not None and re.search(r"0x:?30\b", error) is not None
-        declared = rule.accepts_format(header_format, blob_format)
-        if refused == declared:
+        reads = rule.accepts_format(header_format, blob_format)
+        if refused == reads:
             said = (log_text.strip().splitlines() or [""])[-1][:200]
             wrong.append(
-                f"{label}: declared {'accepted' if declared else 'refused'}, but the runtime "
-                + (f"refused it with 0x30 ({said})" if refused else f"did not refuse it with 0x30 ({error or 'it loaded'})")
+                f"{label}: declared {'accepted' if reads else 'refused'}, but the runtime "
+                + (
+                    f"refused it with 0x30 ({said})"
+                    if refused
+                    else f"did not refuse it with 0x30 ({error or 'it loaded'})"
+                )
             )
     if wrong:
         raise CheckFailed(

@@ -22,7 +22,9 @@ EXIT_USAGE = 2
 def render(prediction: Prediction) -> str:
     """The human-readable report: the overall verdict, then one paragraph per answer."""
     backends = ", ".join(map(str, prediction.backends)) or "no backend runtimes"
-    lines = [f"{prediction.program} on executorch {prediction.runtime} with {backends}: {prediction.status.upper()}"]
+    lines = [
+        f"{prediction.program} on executorch {prediction.runtime} with {backends}: {prediction.status.upper()}"
+    ]
     for a in prediction.answers:
         lines.append(f"  {a.target}: {a.status}")
         if a.error:
@@ -58,7 +60,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
         description=__doc__.splitlines()[0],
     )
     p.add_argument("pte", help="the program (.pte)")
-    p.add_argument("--runtime", required=True, metavar="VERSION", help="the device's ExecuTorch runtime release, e.g. 1.4.1")
+    p.add_argument(
+        "--runtime",
+        required=True,
+        metavar="VERSION",
+        help="the device's ExecuTorch runtime release, e.g. 1.4.1",
+    )
     p.add_argument(
         "--backend",
         action="append",

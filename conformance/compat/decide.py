@@ -232,18 +232,31 @@ def _by_rules(d: DelegateFacts, spec: BackendSpec, rules: AcceptanceRules, runti
     if j.verdict == COMPATIBLE:
         return Answer(d.where, RUNS, basis)
     if j.verdict == REEXPORT_RECOMMENDED:
-        return Answer(d.where, RUNS, basis + "; runs with a re-export recommendation", log=j.message, fix=_fix_of(j.message))
+        return Answer(
+            d.where,
+            RUNS,
+            basis + "; runs with a re-export recommendation",
+            log=j.message,
+            fix=_fix_of(j.message),
+        )
     code = "30" if j.verdict == INCOMPATIBLE else "23"
     fix = _fix_of(j.message) or "export the program again (the blob is damaged or is not this backend's)"
     return Answer(
-        d.where, REFUSED, basis, error=f"Failed to load method {d.plan}, error: 0x:{code}", log=j.message, fix=fix
+        d.where,
+        REFUSED,
+        basis,
+        error=f"Failed to load method {d.plan}, error: 0x:{code}",
+        log=j.message,
+        fix=fix,
     )
 
 
 def _by_measurement(d: DelegateFacts, runtime: str, measured: Measured) -> Answer:
     rt = measured.runtime(runtime)
     if rt is None:
-        return Answer(d.where, UNKNOWN, f"executorch {runtime}, whose runtime holds {d.backend_id}, was not measured")
+        return Answer(
+            d.where, UNKNOWN, f"executorch {runtime}, whose runtime holds {d.backend_id}, was not measured"
+        )
     if d.foreign_format is None:
         return Answer(
             d.where,
@@ -266,7 +279,13 @@ def _by_measurement(d: DelegateFacts, runtime: str, measured: Measured) -> Answe
     if entry["status"] == RUNS:
         return Answer(d.where, RUNS, basis)
     if entry["status"] == REFUSED:
-        return Answer(d.where, REFUSED, basis, error=entry["detail"], fix=f"export the program with executorch {runtime}")
+        return Answer(
+            d.where,
+            REFUSED,
+            basis,
+            error=entry["detail"],
+            fix=f"export the program with executorch {runtime}",
+        )
     return Answer(d.where, UNKNOWN, f"{basis} ({entry['detail']})")
 
 
@@ -312,11 +331,11 @@ def predict(
         specs[spec.backend_id] = spec
     answers = [_program_answer(facts, runtime, measured)]
     for d in facts.delegates:
-        spec = specs.get(d.backend_id)
-        if spec is None:
+        given = specs.get(d.backend_id)
+        if given is None:
             answers.append(_not_registered(d))
         elif d.backend_id in by_id:
-            answers.append(_by_rules(d, spec, by_id[d.backend_id], runtime))
+            answers.append(_by_rules(d, given, by_id[d.backend_id], runtime))
         else:
             answers.append(_by_measurement(d, runtime, measured))
     return Prediction(facts.path, runtime, tuple(specs.values()), tuple(answers))

@@ -52,7 +52,8 @@ def distill(results: Path, repo: Path) -> dict:
                 if d.foreign_format is None:
                     continue
                 entry = builtin.setdefault(d.backend_id, {}).setdefault(
-                    d.foreign_format, {"status": "runs" if ran else cell["status"], "detail": cell["detail"], "cells": 0}
+                    d.foreign_format,
+                    {"status": "runs" if ran else cell["status"], "detail": cell["detail"], "cells": 0},
                 )
                 if entry["status"] != ("runs" if ran else cell["status"]):
                     entry["status"], entry["detail"] = "mixed", "some measured programs ran, others did not"
@@ -76,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     repo = Path(__file__).resolve().parents[2]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=repo / "matrix" / "results")
-    parser.add_argument("--check", action="store_true", help="exit 1 if measured.json is not what the results give")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if measured.json is not what the results give"
+    )
     args = parser.parse_args(argv)
     text = json.dumps(distill(args.results, repo), indent=1, sort_keys=True) + "\n"
     if args.check:

@@ -56,7 +56,7 @@ def find_rules(
         return list(found.values())
     installed = available_backends()
     for spec in (b for b in wanted if b in installed):
-        backend_id, rules = _declared_rules(spec, timeout)
-        if rules is not None and backend_id == spec:
-            found[backend_id] = rules
+        backend_id, declared = _declared_rules(spec, timeout)
+        if declared is not None and backend_id == spec:
+            found[backend_id] = declared
     return list(found.values())

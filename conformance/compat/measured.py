@@ -61,9 +61,13 @@ def load_measured(path: Path = DATA) -> Measured:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise CompatInputError(f"measured data {path}: cannot be read ({exc}); reinstall executorch-conformance") from None
+        raise CompatInputError(
+            f"measured data {path}: cannot be read ({exc}); reinstall executorch-conformance"
+        ) from None
     if data.get("schema") != SCHEMA_VERSION:
-        raise CompatInputError(f"measured data {path}: schema {data.get('schema')!r}, this suite reads {SCHEMA_VERSION}")
+        raise CompatInputError(
+            f"measured data {path}: schema {data.get('schema')!r}, this suite reads {SCHEMA_VERSION}"
+        )
     runtimes = {
         release: MeasuredRuntime(
             release,

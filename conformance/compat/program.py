@@ -75,7 +75,9 @@ def _delegate(plan: str, index: int, backend_id: str, blob: bytes) -> DelegateFa
     try:
         h = read_header(blob)
     except HeaderError as exc:
-        return DelegateFacts(plan, index, backend_id, blob, None, None, None, None, str(exc), foreign_format(blob))
+        return DelegateFacts(
+            plan, index, backend_id, blob, None, None, None, None, str(exc), foreign_format(blob)
+        )
     return DelegateFacts(
         plan,
         index,
@@ -98,12 +100,16 @@ def read_program(path: str | Path) -> ProgramFacts:
     except FileNotFoundError:
         raise CompatInputError(f"{path}: no such file; give the path of a .pte program") from None
     except OSError as exc:
-        raise CompatInputError(f"{path}: cannot be read ({exc.strerror}); give the path of a .pte program") from None
+        raise CompatInputError(
+            f"{path}: cannot be read ({exc.strerror}); give the path of a .pte program"
+        ) from None
     if stat.S_ISDIR(mode):
         raise CompatInputError(f"{path} is a directory, not a .pte file")
     if not stat.S_ISREG(mode):
         kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-        raise CompatInputError(f"{path} is {kind}, not a regular file; save the program to a file and give its path")
+        raise CompatInputError(
+            f"{path} is {kind}, not a regular file; save the program to a file and give its path"
+        )
     try:
         program = read_pte(path)
     except PteFormatError as exc:

@@ -36,7 +36,12 @@ from conformance.compat.errors import CompatInputError
 
 SCHEMA_VERSION = 1
 
-_RANGE = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 65535}, "minItems": 2, "maxItems": 2}
+_RANGE = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": 0, "maximum": 65535},
+    "minItems": 2,
+    "maxItems": 2,
+}
 #: The structure of a rules file; the meaning (versions, ranges in order) is checked by ``parse_rules``.
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -51,7 +56,12 @@ JSON_SCHEMA: dict[str, Any] = {
             "minProperties": 1,
             "additionalProperties": {
                 "type": "object",
-                "required": ["header_formats", "blob_format_major", "blob_format_minors", "current_format_since"],
+                "required": [
+                    "header_formats",
+                    "blob_format_major",
+                    "blob_format_minors",
+                    "current_format_since",
+                ],
                 "additionalProperties": False,
                 "properties": {
                     "header_formats": _RANGE,
@@ -59,7 +69,10 @@ JSON_SCHEMA: dict[str, Any] = {
                     "blob_format_minors": _RANGE,
                     "current_format_since": {"type": "string"},
                     "executorch": {"type": "string"},
-                    "refused_on": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
+                    "refused_on": {
+                        "type": "object",
+                        "additionalProperties": {"type": "string", "minLength": 1},
+                    },
                 },
             },
         },
@@ -88,7 +101,11 @@ class RuntimeRule:
         """Whether a blob of this header format and blob format passes the version gate (runs)."""
         lo, hi = self.header_formats
         mlo, mhi = self.blob_format_minors
-        return lo <= header_format <= hi and blob_format[0] == self.blob_format_major and mlo <= blob_format[1] <= mhi
+        return (
+            lo <= header_format <= hi
+            and blob_format[0] == self.blob_format_major
+            and mlo <= blob_format[1] <= mhi
+        )
 
     def on_executorch(self, executorch: str) -> tuple[str, str]:
         """('runs' | 'refused' | 'unknown', why) for this runtime library on ExecuTorch ``executorch``."""
@@ -99,7 +116,10 @@ class RuntimeRule:
         if self.executorch is not None and release in self.executorch:
             return "runs", f"declared to run on executorch {self.executorch}"
         declared = str(self.executorch) if self.executorch is not None else "no range"
-        return "unknown", f"the rules declare runtime {self.version} for executorch {declared}, not {executorch}"
+        return (
+            "unknown",
+            f"the rules declare runtime {self.version} for executorch {declared}, not {executorch}",
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,7 +155,9 @@ def _specifier(text: str, where: str) -> SpecifierSet:
     try:
         return SpecifierSet(text)
     except InvalidSpecifier:
-        raise CompatInputError(f"{where}: {text!r} is not a version range (PEP 440, for example >=1.1,<1.6)") from None
+        raise CompatInputError(
+            f"{where}: {text!r} is not a version range (PEP 440, for example >=1.1,<1.6)"
+        ) from None
 
 
 def _ordered(pair: list[int], where: str) -> tuple[int, int]:
@@ -152,7 +174,9 @@ def parse_rules(data: Any, source: str = "acceptance rules") -> AcceptanceRules:
         jsonschema.validate(data, JSON_SCHEMA)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
-        raise CompatInputError(f"{source}: {where}: {exc.message} (schema {SCHEMA_VERSION}, docs/compat.md)") from None
+        raise CompatInputError(
+            f"{source}: {where}: {exc.message} (schema {SCHEMA_VERSION}, docs/compat.md)"
+        ) from None
     runtimes = []
     for version, entry in data["runtimes"].items():
         where = f"{source}: runtimes/{version}"
@@ -164,7 +188,9 @@ def parse_rules(data: Any, source: str = "acceptance rules") -> AcceptanceRules:
                 blob_format_major=entry["blob_format_major"],
                 blob_format_minors=_ordered(entry["blob_format_minors"], f"{where}/blob_format_minors"),
                 current_format_since=_version(entry["current_format_since"], f"{where}/current_format_since"),
-                executorch=_specifier(entry["executorch"], f"{where}/executorch") if "executorch" in entry else None,
+                executorch=_specifier(entry["executorch"], f"{where}/executorch")
+                if "executorch" in entry
+                else None,
                 refused_on=tuple(
                     (_specifier(spec, f"{where}/refused_on"), reason)
                     for spec, reason in entry.get("refused_on", {}).items()
@@ -221,7 +247,9 @@ def judge_blob(blob: bytes, rules: AcceptanceRules, rule: RuntimeRule, executorc
     if len(blob) >= 8 and blob[:4] == b"ECVH":
         header_format = struct.unpack_from("<H", blob, 6)[0]
         if not lo <= header_format <= hi:
-            runtime = f"runtime {rule.version} for executorch {'.'.join(map(str, version_triple(executorch)))}"
+            runtime = (
+                f"runtime {rule.version} for executorch {'.'.join(map(str, version_triple(executorch)))}"
+            )
             message = (
                 f"{rules.backend_id}: incompatible blob: header format {header_format}, this runtime reads "
                 f"{lo}-{hi}; {runtime} reads formats {rule.formats()}; fix: re-export with "

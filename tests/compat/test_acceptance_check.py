@@ -31,9 +31,21 @@ def test_forgeries_span_every_declared_format_and_one_past_it():
 @pytest.mark.full
 def test_the_reference_runtime_behaves_as_its_rules_declare(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", "--checks", "RT-7",
-         "--report-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--backend",
+            "ReferenceBackend",
+            "--checks",
+            "RT-7",
+            "--report-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     report = json.loads((tmp_path / "report.json").read_text())
     (result,) = report["results"]
@@ -44,9 +56,21 @@ def test_the_reference_runtime_behaves_as_its_rules_declare(tmp_path):
 @pytest.mark.full
 def test_compat_reads_the_rules_the_installed_descriptor_declares():
     proc = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "compat", str(REPO / "tests/golden/1.5.1/reference.pte"),
-         "--runtime", "1.5.1", "--backend", "ReferenceBackend==0.3.0", "--json"],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "compat",
+            str(REPO / "tests/golden/1.5.1/reference.pte"),
+            "--runtime",
+            "1.5.1",
+            "--backend",
+            "ReferenceBackend==0.3.0",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)["answers"][1]

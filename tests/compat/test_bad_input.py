@@ -61,7 +61,16 @@ def test_a_file_that_is_not_a_program(capsys, tmp_path, make, fragments):
 
 
 def test_a_truncated_program(capsys, truncated):
-    code, _, err = _run(capsys, str(truncated), "--runtime", "1.4.1", "--backend", "ReferenceBackend==0.3.0", "--rules", str(RULES))
+    code, _, err = _run(
+        capsys,
+        str(truncated),
+        "--runtime",
+        "1.4.1",
+        "--backend",
+        "ReferenceBackend==0.3.0",
+        "--rules",
+        str(RULES),
+    )
     _assert_one_line(code, err, "truncated.pte is not a readable .pte program", "at offset")
 
 
@@ -84,18 +93,44 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
         (["--runtime", "1.4.1", "--backend", "ReferenceBackend=0.2.0"], ["is not BACKEND_ID==VERSION"]),
         (["--runtime", "1.4.1", "--backend", "ReferenceBackend==zero"], ["'zero' is not a version"]),
         (["--runtime", "1.4.1", "--backend", "==0.2.0"], ["is not BACKEND_ID==VERSION"]),
-        (["--runtime", "1.4.1", "--backend", "NoSuchBackend==1.0"], ["NoSuchBackend: no acceptance rules", "known:"]),
-        (["--runtime", "1.4.1", "--backend", "ReferenceBackend"], ["give the version of its runtime", "0.1.0, 0.2.0, 0.3.0"]),
         (
-            ["--runtime", "1.4.1", "--backend", "ReferenceBackend==0.2.0", "--backend", "ReferenceBackend==0.3.0"],
+            ["--runtime", "1.4.1", "--backend", "NoSuchBackend==1.0"],
+            ["NoSuchBackend: no acceptance rules", "known:"],
+        ),
+        (
+            ["--runtime", "1.4.1", "--backend", "ReferenceBackend"],
+            ["give the version of its runtime", "0.1.0, 0.2.0, 0.3.0"],
+        ),
+        (
+            [
+                "--runtime",
+                "1.4.1",
+                "--backend",
+                "ReferenceBackend==0.2.0",
+                "--backend",
+                "ReferenceBackend==0.3.0",
+            ],
             ["given twice"],
         ),
-        (["--runtime", "1.4.1", "--backend", "XnnpackBackend==1.3.0"], ["ships inside ExecuTorch", "(1.4.1)"]),
+        (
+            ["--runtime", "1.4.1", "--backend", "XnnpackBackend==1.3.0"],
+            ["ships inside ExecuTorch", "(1.4.1)"],
+        ),
     ],
-    ids=["runtime", "backend-one-equals", "backend-version", "backend-no-id", "unknown-backend", "no-version", "twice", "xnnpack-version"],
+    ids=[
+        "runtime",
+        "backend-one-equals",
+        "backend-version",
+        "backend-no-id",
+        "unknown-backend",
+        "no-version",
+        "twice",
+        "xnnpack-version",
+    ],
 )
 def test_malformed_arguments(capsys, argv, fragments):
     code, out, err = _run(capsys, str(GOLDEN), *argv, "--rules", str(RULES))
+    assert out == ""
     _assert_one_line(code, err, *fragments)
 
 
@@ -104,10 +139,22 @@ def test_malformed_arguments(capsys, argv, fragments):
     [
         (lambda r: "{not json", ["not readable JSON"]),
         (lambda r: {**r, "schema": 7}, ["schema: 1 was expected"]),
-        (lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "blob_format_minors": [3, 0]}}}, ["[3, 0] is not a range"]),
-        (lambda r: {**r, "runtimes": {"zero": r["runtimes"]["0.3.0"]}}, ["runtimes/zero", "'zero' is not a version"]),
-        (lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "executorch": "about 1.5"}}}, ["is not a version range"]),
-        (lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "header_formats": [1]}}}, ["runtimes/0.3.0/header_formats"]),
+        (
+            lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "blob_format_minors": [3, 0]}}},
+            ["[3, 0] is not a range"],
+        ),
+        (
+            lambda r: {**r, "runtimes": {"zero": r["runtimes"]["0.3.0"]}},
+            ["runtimes/zero", "'zero' is not a version"],
+        ),
+        (
+            lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "executorch": "about 1.5"}}},
+            ["is not a version range"],
+        ),
+        (
+            lambda r: {**r, "runtimes": {"0.3.0": {**r["runtimes"]["0.3.0"], "header_formats": [1]}}},
+            ["runtimes/0.3.0/header_formats"],
+        ),
     ],
     ids=["not-json", "schema", "reversed-range", "bad-version", "bad-range", "short-list"],
 )
@@ -115,5 +162,14 @@ def test_a_bad_rules_file(capsys, tmp_path, change, fragments):
     rules = change(json.loads(RULES.read_text()))
     path = tmp_path / "rules.json"
     path.write_text(rules if isinstance(rules, str) else json.dumps(rules))
-    code, _, err = _run(capsys, str(GOLDEN), "--runtime", "1.4.1", "--backend", "ReferenceBackend==0.3.0", "--rules", str(path))
+    code, _, err = _run(
+        capsys,
+        str(GOLDEN),
+        "--runtime",
+        "1.4.1",
+        "--backend",
+        "ReferenceBackend==0.3.0",
+        "--rules",
+        str(path),
+    )
     _assert_one_line(code, err, str(path), *fragments)

@@ -26,7 +26,9 @@ def _forged(tmp_path: Path, **fields) -> Path:
     data = (GOLDEN / "reference.pte").read_bytes()
     delegate = read_pte(data).delegates()[0]
     path = tmp_path / "forged.pte"
-    path.write_bytes(replace_delegate_data(data, delegate, with_header_fields(bytes(delegate.data), **fields)))
+    path.write_bytes(
+        replace_delegate_data(data, delegate, with_header_fields(bytes(delegate.data), **fields))
+    )
     return path
 
 
@@ -66,7 +68,10 @@ def test_a_delegate_whose_backend_the_device_lacks_is_refused_not_registered():
     prediction = predict(GOLDEN / "reference.pte", "1.5.1", [], [RULES])
     answer = prediction.answers[1]
     assert prediction.status == REFUSED and answer.error.endswith("0x:20")
-    assert "Backend ReferenceBackend is not registered." == answer.log and "--backend ReferenceBackend==" in answer.fix
+    assert (
+        answer.log == "Backend ReferenceBackend is not registered."
+        and "--backend ReferenceBackend==" in answer.fix
+    )
 
 
 def test_operators_no_measured_program_ran_make_the_program_unknown():
@@ -77,7 +82,9 @@ def test_operators_no_measured_program_ran_make_the_program_unknown():
 
 def test_a_program_exported_by_a_newer_executorch_than_any_measured_is_unknown():
     facts = read_program(GOLDEN / "reference.pte")
-    newer = dataclasses.replace(facts, delegates=(dataclasses.replace(facts.delegates[0], exported_with="1.7.0"),))
+    newer = dataclasses.replace(
+        facts, delegates=(dataclasses.replace(facts.delegates[0], exported_with="1.7.0"),)
+    )
     answer = predict(newer, "1.4.1", ["ReferenceBackend==0.2.0"], [RULES]).answers[0]
     assert answer.status == UNKNOWN and "exported with executorch 1.7.0" in answer.why
 
@@ -91,7 +98,11 @@ def test_a_foreign_blob_whose_format_was_not_measured_is_unknown():
 
 @pytest.mark.parametrize(
     ("runtime", "backend", "status", "code"),
-    [("1.4.1", "ReferenceBackend==0.2.0", RUNS, 0), ("1.0.1", "ReferenceBackend==0.2.0", REFUSED, 1), ("1.6.0", "ReferenceBackend==0.3.0", UNKNOWN, 5)],
+    [
+        ("1.4.1", "ReferenceBackend==0.2.0", RUNS, 0),
+        ("1.0.1", "ReferenceBackend==0.2.0", REFUSED, 1),
+        ("1.6.0", "ReferenceBackend==0.3.0", UNKNOWN, 5),
+    ],
 )
 def test_json_output_and_exit_codes(capsys, runtime, backend, status, code):
     argv = ["compat", str(GOLDEN / "reference.pte"), "--runtime", runtime, "--backend", backend]

@@ -24,13 +24,21 @@ _RUNTIME_LINE = re.compile(r"runtime (\d+\.\d+\.\d+) for executorch")
 
 def _grids() -> list[tuple[str, dict]]:
     found = sorted(RESULTS.glob("*/grid.json"), key=lambda p: Version(p.parent.name))
-    return [(str(Version(json.loads(p.read_text())["runtime"]["executorch"]).base_version), json.loads(p.read_text())) for p in found]
+    return [
+        (
+            str(Version(json.loads(p.read_text())["runtime"]["executorch"]).base_version),
+            json.loads(p.read_text()),
+        )
+        for p in found
+    ]
 
 
 GRIDS = _grids()
 PROGRAM_CELLS = [(rt, cell) for rt, grid in GRIDS for cell in grid["programs"] if cell["status"] != "not run"]
 BLOB_CELLS = [(rt, cell) for rt, grid in GRIDS for cell in grid["blobs"] if cell["status"] != "not run"]
-BLOB_PATHS = {e["name"]: REPO / e["path"] for e in json.loads((GOLDEN / "blobs" / "blobs.json").read_text())["blobs"]}
+BLOB_PATHS = {
+    e["name"]: REPO / e["path"] for e in json.loads((GOLDEN / "blobs" / "blobs.json").read_text())["blobs"]
+}
 
 
 def _backend_line(cell: dict) -> str | None:
@@ -47,7 +55,9 @@ def test_the_grid_has_cells_to_validate():
 
 
 @pytest.mark.parametrize(
-    ("runtime", "cell"), PROGRAM_CELLS, ids=[f"on {rt}: {c['exported_with']}/{c['program']}" for rt, c in PROGRAM_CELLS]
+    ("runtime", "cell"),
+    PROGRAM_CELLS,
+    ids=[f"on {rt}: {c['exported_with']}/{c['program']}" for rt, c in PROGRAM_CELLS],
 )
 def test_program_cell_is_predicted(runtime, cell):
     program = GOLDEN / cell["exported_with"] / cell["program"]
@@ -74,7 +84,9 @@ def test_program_cell_is_predicted(runtime, cell):
 
 
 @pytest.mark.parametrize(
-    ("runtime", "cell"), BLOB_CELLS, ids=[f"on {rt}: {c['blob']} on runtime {c['runtime']}" for rt, c in BLOB_CELLS]
+    ("runtime", "cell"),
+    BLOB_CELLS,
+    ids=[f"on {rt}: {c['blob']} on runtime {c['runtime']}" for rt, c in BLOB_CELLS],
 )
 def test_blob_cell_is_predicted(runtime, cell):
     prediction = predict(BLOB_PATHS[cell["blob"]], runtime, [f"ReferenceBackend=={cell['runtime']}"], [RULES])
@@ -96,5 +108,7 @@ def test_cells_without_a_basis_are_unknown(program):
         answers = predict(program, runtime, [backend], [RULES]).answers
         assert [a.status for a in answers] == [UNKNOWN, UNKNOWN], answers
     if program.name == "reference.pte":
-        answers = predict(program, "1.4.1", ["ReferenceBackend==0.4.0"], [RULES]).answers  # a runtime not declared
+        answers = predict(
+            program, "1.4.1", ["ReferenceBackend==0.4.0"], [RULES]
+        ).answers  # a runtime not declared
         assert answers[1].status == UNKNOWN and "not 0.4.0" in answers[1].why

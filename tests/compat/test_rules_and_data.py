@@ -24,7 +24,10 @@ def test_the_current_runtimes_rules_are_its_sources_constants():
     rule = load_rules(RULES_PATH).runtime(__version__)
     assert rule is not None, f"the rules declare no runtime {__version__}"
     assert rule.header_formats == (1, HEADER_FORMAT_VERSION)
-    assert (rule.blob_format_major, rule.blob_format_minors) == (BLOB_FORMAT[0], (BLOB_FORMAT_MINOR_MIN, BLOB_FORMAT[1]))
+    assert (rule.blob_format_major, rule.blob_format_minors) == (
+        BLOB_FORMAT[0],
+        (BLOB_FORMAT_MINOR_MIN, BLOB_FORMAT[1]),
+    )
     assert rule.current_format_since == __version__ or rule.blob_format_minors[1] < BLOB_FORMAT[1]
 
 
@@ -59,8 +62,14 @@ def test_a_descriptor_pointing_to_bad_rules_names_the_field(tmp_path):
     bad = tmp_path / "rules.json"
     bad.write_text(json.dumps({"schema": 1, "backend_id": "ReferenceBackend"}))
     found = problems(dataclasses.replace(DESCRIPTOR, acceptance=AcceptanceRulesFile(str(bad))))
-    assert len(found) == 1 and found[0].startswith("acceptance.path is not valid") and "'distribution'" in found[0]
-    found = problems(dataclasses.replace(DESCRIPTOR, acceptance=AcceptanceRulesFile(str(tmp_path / "none.json"))))
+    assert (
+        len(found) == 1
+        and found[0].startswith("acceptance.path is not valid")
+        and "'distribution'" in found[0]
+    )
+    found = problems(
+        dataclasses.replace(DESCRIPTOR, acceptance=AcceptanceRulesFile(str(tmp_path / "none.json")))
+    )
     assert found and "no such file" in found[0]
 
 
@@ -70,7 +79,9 @@ def test_the_shipped_measured_data_is_what_the_committed_grid_gives():
 
 def test_a_refused_cell_makes_its_format_mixed_not_runs(tmp_path):
     results = tmp_path / "results"
-    shutil.copytree(REPO / "matrix" / "results" / "1.4.1", results / "1.4.1", ignore=lambda *_: ["report.html"])
+    shutil.copytree(
+        REPO / "matrix" / "results" / "1.4.1", results / "1.4.1", ignore=lambda *_: ["report.html"]
+    )
     grid_path = results / "1.4.1" / "grid.json"
     grid = json.loads(grid_path.read_text())
     cell = next(c for c in grid["programs"] if c["program"] == "xnnpack.pte")
