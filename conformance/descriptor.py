@@ -233,11 +233,11 @@ class BackendDescriptor:
                         ``executorch.runtime`` is imported (a library its pybindings NEED: XNNPACK,
                         OpenVINO, QNN in the 1.5 wheels), before load_runtime() runs; RT-1 then
                         checks that it is registered by one of runtime_libraries() (C-RT-1).
+    acceptance:         the acceptance rules file of the backend's runtimes (C-RT-9); None if not declared.
     engine_libraries:   paths of the libraries the runtime library opens itself at run time
                         (dlopen), such as an inference engine found through an environment variable
                         (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
                         runtime_libraries().
-    acceptance:         the acceptance rules file of the backend's runtimes (C-RT-9); None if not declared.
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -259,8 +259,8 @@ class BackendDescriptor:
     composition: CompositionSupport | None = capability(CompositionSupport, "composition with XNNPACK")
     operators: Any = custom(_operators_json, _operators_back, _operators_problem, default=None)
     registered_at_import: bool = data(bool, default=False)
-    engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
     acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
+    engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and
