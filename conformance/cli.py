@@ -335,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     from abi_checks.cli import add_subcommands as _add_abi
     from conformance.certification_cli import add_subcommands as _add_certification
     from conformance.check_wheel import add_subcommand as _add_check_wheel
+    from conformance.compat.cli import add_subcommand as _add_compat
     from conformance.new_backend import add_subcommands as _add_new_backend
     from conformance.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
@@ -345,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_wheel(sub)
     _add_matrix(sub)
     _add_new_backend(sub)
+    _add_compat(sub)
     return parser
 
 

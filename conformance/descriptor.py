@@ -140,6 +140,27 @@ class CompositionSupport:
     sample: str = sample_name()
 
 
+def _acceptance_problem(value: Any) -> str | None:
+    from conformance.compat.rules import (
+        rules_problem,  # jsonschema is imported only for a descriptor that declares rules
+    )
+
+    return rules_problem(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class AcceptanceRulesFile:
+    """Which blobs each runtime version of the backend accepts (clause C-RT-9, docs/compat.md).
+
+    path:  a JSON rules file the vendor ships in its package (``conformance.compat.rules`` says its
+           form): per runtime version, the header formats and blob formats it reads and the ExecuTorch
+           releases it runs on. RT-7 checks the runtime against it; ``executorch-conformance compat``
+           predicts from it whether a program runs on a device.
+    """
+
+    path: str = custom(str, str, _acceptance_problem, default=dataclasses.MISSING)
+
+
 def _operators_json(value: Any) -> Any:
     return value.to_json()
 
@@ -212,6 +233,7 @@ class BackendDescriptor:
                         ``executorch.runtime`` is imported (a library its pybindings NEED: XNNPACK,
                         OpenVINO, QNN in the 1.5 wheels), before load_runtime() runs; RT-1 then
                         checks that it is registered by one of runtime_libraries() (C-RT-1).
+    acceptance:         the acceptance rules file of the backend's runtimes (C-RT-9); None if not declared.
     engine_libraries:   paths of the libraries the runtime library opens itself at run time
                         (dlopen), such as an inference engine found through an environment variable
                         (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
@@ -237,6 +259,7 @@ class BackendDescriptor:
     composition: CompositionSupport | None = capability(CompositionSupport, "composition with XNNPACK")
     operators: Any = custom(_operators_json, _operators_back, _operators_problem, default=None)
     registered_at_import: bool = data(bool, default=False)
+    acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
     engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
 
     def __post_init__(self) -> None:

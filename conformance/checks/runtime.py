@@ -11,6 +11,8 @@ import dataclasses
 import os
 import re
 
+from packaging.version import Version
+
 from conformance.blob_header import HeaderError, read_header
 from conformance.context import Context, RuntimeLoad
 from conformance.forge import rename_backend, replace_delegate_data, with_header_fields
@@ -262,4 +264,93 @@ def unregistered_backend(ctx: Context) -> None:
     ensure(
         missing in log_text,
         f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}",
+    )
+
+
+def format_forgeries(
+    blob: bytes, header_formats: tuple[int, int], minors: tuple[int, int]
+) -> list[tuple[int, tuple[int, int]]]:
+    """(header format, blob format) pairs forged from ``blob`` for RT-7: every header format from 0 to one
+    past the newest the rules or the blob name (with the blob's own blob format); every minor of the
+    blob's major from 0 to one past the newest declared; minor 0 and the blob's minor of the majors
+    either side (with the blob's own header format). The blob's own pair is left out."""
+    h = read_header(blob)
+    major, minor = h.blob_format
+    own = h.header_format_version
+    pairs = [(f, (major, minor)) for f in range(max(header_formats[1], own) + 2)]
+    pairs += [(own, (major, m)) for m in range(max(minors[1], minor) + 2)]
+    pairs += [(own, (other, m)) for other in (major - 1, major + 1) if other >= 0 for m in sorted({0, minor})]
+    return [p for p in dict.fromkeys(pairs) if p != (own, (major, minor))]
+
+
+@check(
+    "RT-7",
+    "C-RT-9",
+    "the runtime accepts and refuses forged blob formats as its declared acceptance rules say",
+    applies_if="acceptance",
+)
+def matches_acceptance_rules(ctx: Context) -> str:
+    from conformance.compat.errors import CompatInputError
+    from conformance.compat.rules import load_rules
+
+    ctx.require_runtime()
+    declared = ctx.descriptor.acceptance
+    if declared is None:
+        raise CheckFailed("the descriptor declares no acceptance rules (a suite bug: RT-7 applies only then)")
+    try:
+        rules = load_rules(declared.path)
+    except CompatInputError as exc:
+        raise CheckFailed(f"the acceptance rules cannot be read: {exc}") from None
+    version = ctx.descriptor.version
+    release = Version(version).base_version
+    ensure(
+        rules.backend_id == ctx.descriptor.backend_id,
+        f"{rules.source} describes backend {rules.backend_id!r}, not {ctx.descriptor.backend_id!r}",
+    )
+    rule = rules.runtime(release)
+    if rule is None:
+        raise CheckFailed(
+            f"{rules.source} declares runtimes {', '.join(rules.versions())}, not this runtime's version {version}"
+        )
+    executorch = ctx.executorch_version()
+    state, why = rule.on_executorch(Version(executorch).base_version)
+    ensure(
+        state == "runs", f"runtime {release} is tested on executorch {executorch}, but {why} ({rules.source})"
+    )
+    name = ctx.primary
+    delegates = ctx.backend_delegates(name)
+    ensure(bool(delegates), f"sample {name!r} has no delegate to forge")
+    try:
+        pairs = format_forgeries(delegates[0].data, rule.header_formats, rule.blob_format_minors)
+    except HeaderError as exc:
+        raise CheckFailed(f"cannot forge blob formats: the blob has no contract header ({exc})") from None
+    wrong = []
+    for header_format, blob_format in pairs:
+        forged = replace_delegate_data(
+            ctx.pte(name), delegates[0], with_header_fields(delegates[0].data, header_format, blob_format)
+        )
+        label = f"header format {header_format}, blob format {blob_format[0]}.{blob_format[1]}"
+        error, _, log_text = ctx.try_load(forged, f"sample {name!r} with a forged blob ({label})")
+        refused = error is not None and re.search(r"0x:?30\b", error) is not None
+        reads = rule.accepts_format(header_format, blob_format)
+        if refused == reads:
+            said = (log_text.strip().splitlines() or [""])[-1][:200]
+            wrong.append(
+                f"{label}: declared {'accepted' if reads else 'refused'}, but the runtime "
+                + (
+                    f"refused it with 0x30 ({said})"
+                    if refused
+                    else f"did not refuse it with 0x30 ({error or 'it loaded'})"
+                )
+            )
+    if wrong:
+        raise CheckFailed(
+            f"runtime {release} does not behave as {rules.source} declares (header formats "
+            f"{rule.header_formats[0]}-{rule.header_formats[1]}, blob formats {rule.formats()}): "
+            + "; ".join(wrong[:4])
+            + (f"; and {len(wrong) - 4} more of the {len(pairs)} forged formats" if len(wrong) > 4 else "")
+        )
+    return (
+        f"{len(pairs)} forged formats of sample {name!r}, each accepted or refused (0x30) as runtime {release}'s "
+        f"rules declare (header formats {rule.header_formats[0]}-{rule.header_formats[1]}, blob formats {rule.formats()})"
     )

@@ -25,6 +25,16 @@ CASES = {
         "RT-5",
         r"the runtime loaded a blob whose header claims blob format 2\.\d+",
     ),
+    "CLAIMS_NEWER_MINOR": (
+        "RT-1,RT-7",
+        "RT-7",
+        r"header format 2, blob format 1\.4: declared accepted, but the runtime refused it with 0x30",
+    ),
+    "UNDERSTATES_OLD_FORMATS": (
+        "RT-1,RT-7",
+        "RT-7",
+        r"header format 2, blob format 1\.1: declared refused, but the runtime did not refuse it with 0x30",
+    ),
     "LEAVES_DEQUANTIZE": (
         "QNT",
         "QNT-2",

@@ -4,10 +4,13 @@ suite, so the backend itself does not depend on it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from backend_kit.header import decode, payload_of
 from conformance.descriptor import (
+    AcceptanceRulesFile,
     BackendDescriptor,
     CompositionSupport,
     DynamicShapesSupport,
@@ -197,4 +200,7 @@ DESCRIPTOR = BackendDescriptor(
     quantized=QuantizedSupport(sample="quant_net", make_quantizer=ReferenceQuantizer, max_steps=1.0),
     dynamic_shapes=DynamicShapesSupport(sample="token_mlp", dynamic_shapes=_dynamic_shapes),
     composition=CompositionSupport(sample="partially_delegated"),
+    # Which blobs each released runtime accepts: checked against this runtime by RT-7, read by
+    # `executorch-conformance compat`.
+    acceptance=AcceptanceRulesFile(str(Path(__file__).with_name("acceptance.json"))),
 )

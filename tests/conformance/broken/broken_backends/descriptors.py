@@ -269,3 +269,18 @@ STEALS_FROM_XNNPACK = variant(
     ),
     **_broken_library("libgreedy_backend.so"),
 )
+
+
+def _rules(name: str):
+    from conformance.descriptor import AcceptanceRulesFile
+
+    return AcceptanceRulesFile(str(Path(__file__).with_name(name)))
+
+
+# The reference runtime with acceptance rules that do not describe it: rules claiming it reads blob
+# format 1.4 (it refuses it with 0x30), and rules claiming it reads neither header format 2 nor blob
+# formats 1.0-1.1 (it runs them). RT-7 catches both; RT-5 passes them (they refuse what it forges).
+CLAIMS_NEWER_MINOR = dataclasses.replace(REFERENCE, acceptance=_rules("rules_claims_newer_minor.json"))
+UNDERSTATES_OLD_FORMATS = dataclasses.replace(
+    REFERENCE, acceptance=_rules("rules_understates_old_formats.json")
+)
