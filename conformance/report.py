@@ -144,17 +144,38 @@ def verdict(
     return ("certified" if certify else "conformant"), [], warnings
 
 
-#: The note the Context adds when a remembered failure is met again by another check.
-_FIRST_SEEN = re.compile(r" \(found while running [A-Z]+-\d+\)$")
-#: The vendor's code named as what raised: "make_partitioners() raised ...", "make() of sample model 'x' raised ...".
-_VENDOR_RAISED = re.compile(r"(\S+\(\)(?: of sample model '[^']*')? raised \w+.*)$")
+#: The note the Context adds when a remembered failure is met again by another check (anchored at the end:
+#: matched once, with ``match`` at a known position, never searched for).
+_FIRST_SEEN = re.compile(r" \(found while running [A-Z]+-\d+\)")
+#: What follows the "()" of the vendor's code named as what raised: "make_partitioners() raised ...",
+#: "make() of sample model 'x' raised ..."; tried with ``match`` at each "()", never searched for.
+_RAISED_AFTER_CALL = re.compile(r"(?: of sample model '[^']*')? raised \w")
 
 
 def _cause(reason: str) -> str:
-    """What a failure comes down to, so that checks failed by the same vendor error are grouped."""
-    reason = _FIRST_SEEN.sub("", reason)
-    found = _VENDOR_RAISED.search(reason)
-    return found.group(1) if found else reason
+    """What a failure comes down to, so that checks failed by the same vendor error are grouped: from the
+    first ``NAME() raised WORD...`` (``NAME() of sample model '...' raised ...``) on the last line to the
+    end, without the "(found while running ID)" note.
+
+    Linear in ``len(reason)`` (a report's reasons are the forger's and may be megabytes long): a searched
+    pattern of the form ``\\S+\\(\\)...`` backtracks quadratically over a long run without spaces.
+    """
+    start = reason.rfind(" (found while running ")
+    note = _FIRST_SEEN.match(reason, start) if start >= 0 else None
+    if note and reason[note.end() :] in ("", "\n"):
+        reason = reason[:start] + reason[note.end() :]
+    body = reason[:-1] if reason.endswith("\n") else reason
+    last_break = body.rfind("\n")  # what follows "raised" runs to the end with no line break
+    call = reason.find("()", 0)
+    while call >= 0:
+        after = _RAISED_AFTER_CALL.match(reason, call + 2)
+        if call > 0 and not reason[call - 1].isspace() and after and after.end() > last_break:
+            name = call - 1
+            while name > 0 and not reason[name - 1].isspace():
+                name -= 1
+            return body[name:]
+        call = reason.find("()", call + 1)
+    return reason
 
 
 def _exempt(result: dict[str, Any], capabilities) -> bool:
