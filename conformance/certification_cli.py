@@ -228,6 +228,26 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
     shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
+    from conformance.descriptor import DescriptorError
+    from conformance.rerun_identity import identity_problems, installed_backend
+
+    spec = report["options"]["backend"]
+    try:
+        here = installed_backend(spec)
+    except DescriptorError as exc:
+        _say(f"  re-run refused: the backend {spec!r} the report's options name cannot be loaded here: {exc}")
+        return EXIT_REJECTED
+    mismatches = identity_problems(report["backend"], here, spec)
+    if mismatches:
+        _say(
+            f"  re-run refused: the report describes backend {report['backend']['id']} "
+            f"{report['backend']['version']} ({report['backend']['distribution']}), but its options name "
+            f"{spec!r}, which is not that backend here; nothing was re-run:"
+        )
+        for line in mismatches[:MAX_LINES]:
+            _say(f"    - {line}")
+        _say("    install the backend (and runtime libraries) the report tested, then re-run")
+        return EXIT_REJECTED
     _say(f"  re-running: {' '.join(shown)}", flush=True)
     new, diffs = rerun(report, expectations=args.expectations)
     for note in environment_notes(report, new):
