@@ -18,10 +18,10 @@ import json
 import math
 import os
 import re
-import stat
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, ClassVar
 
+from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
@@ -49,38 +49,6 @@ def seal(report: dict[str, Any]) -> dict[str, Any]:
 
 #: file_sha256 hashes at most this many bytes (a wheel or runtime library larger than this is refused).
 MAX_HASH_BYTES = 4 << 30
-
-
-class NotARegularFile(OSError):
-    """A path that verify, badge or sign was given is a FIFO, a device, a socket or a directory."""
-
-
-def _kind_of(mode: int) -> str:
-    for test, what in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return what
-    return "not a regular file"
-
-
-def open_regular(path: str | Path) -> BinaryIO:
-    """``path`` opened for reading, only if it is a regular file (after symlinks): never blocks on a FIFO,
-    never reads a device. Raises NotARegularFile (an OSError) naming what it is instead."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotARegularFile(f"{path} is {_kind_of(mode)}, not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def file_sha256(path: str | Path, max_bytes: int = MAX_HASH_BYTES) -> str:
