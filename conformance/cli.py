@@ -348,10 +348,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The commands that judge: they run in the isolated judging process (conformance/judge_environment.py).
+JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign"})
+
+
 def main(argv: list[str] | None = None) -> int:
+    program = argv is None  # the console script or ``python -m conformance.cli``, not a caller's test
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    from conformance import judge_environment
+
+    if program and args.command in JUDGING_COMMANDS and not judge_environment.is_isolated():
+        judge_environment.reexec(argv)  # never returns
+    note = judge_environment.removed_note(args.command) if args.command == "run" else None
+    if note:
+        print(note, file=sys.stderr)
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:

@@ -92,6 +92,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from conformance.judge_environment import worker_python
+
+    python = worker_python()
+    if python and getattr(config.option, "tx", None):  # xdist's popen workers judge too: isolated as well
+        config.option.tx = [f"{spec}//python={python}" if spec == "popen" else spec for spec in config.option.tx]
     if config.getoption("et_backend"):
         run = ConformanceRun(config)
         config.stash[RUN_KEY] = run
