@@ -64,6 +64,11 @@ def _run(args: argparse.Namespace) -> int:
     report_dir.mkdir(parents=True, exist_ok=True)
     log = report_dir / "output.log"  # what pytest and third-party code print during the run
     log.unlink(missing_ok=True)
+    from conformance.judge_environment import removed_note
+
+    note = removed_note("run")  # the log, not the terminal: the vendor process still has them
+    if note:
+        log.write_text(note + "\n", encoding="utf-8", errors="backslashreplace")
     vendor_log = report_dir / "vendor-process.log"  # what the vendor's code prints
     vendor_log.unlink(missing_ok=True)
     for stale in ("report.json", "badge.svg", "badge.json"):  # a run that dies must leave none behind
@@ -361,9 +366,6 @@ def main(argv: list[str] | None = None) -> int:
 
     if program and args.command in JUDGING_COMMANDS and not judge_environment.is_isolated():
         judge_environment.reexec(argv)  # never returns
-    note = judge_environment.removed_note(args.command) if args.command == "run" else None
-    if note:
-        print(note, file=sys.stderr)
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:

@@ -100,6 +100,13 @@ def vendor_state() -> dict[str, Any] | None:
     return _state["value"]
 
 
+def vendor_import_path() -> list[str]:
+    """Where the vendor's interpreter finds modules: its import path in the judge, this one's elsewhere
+    (to locate a vendor package's files without importing it)."""
+    state = vendor_state()
+    return [str(p) for p in state["sys_path"]] if state else list(sys.path)
+
+
 def removed_note(command: str) -> str | None:
     """The line that names what the judge did not take from the environment, or None."""
     state = vendor_state()

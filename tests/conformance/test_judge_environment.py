@@ -4,7 +4,7 @@ docs/contract.md, "The judging process and the vendor's environment").
 Each variable that loads code gets a probe of its own, a real module or shared library that records
 where it ran and, in Python, patches the suite's verdict function. ``executorch-conformance run`` is run
 once with all of them set (one run: each is a minute of a real run on a busy machine); then, per variable:
-the judge names it as removed, and no probe outlived into the judging process (a probe records itself at
+the judge names it as removed (in the run's output.log), and no probe outlived into the judging process (a probe records itself at
 *exit*: the process that judged exits, the one it re-executed from never does). The probes that the
 vendor's interpreter loads at start must have run in the vendor process: it keeps the vendor's
 environment."""
@@ -175,6 +175,7 @@ def probed_run(tmp_path_factory):
         stdin=subprocess.DEVNULL,
         timeout=1200,
     )
+    proc.report_dir = tmp / "report"
     report_path = tmp / "report" / "report.json"
     report = json.loads(report_path.read_text()) if report_path.exists() else None
     markers = tmp / "markers.jsonl"
@@ -192,8 +193,9 @@ def test_the_probed_run_judges_with_the_suite_s_own_verdict(probed_run):
 @pytest.mark.parametrize("var", VARIABLES)
 def test_a_code_loading_variable_is_named_and_its_code_never_reaches_the_judge(probed_run, var):
     proc, _report, entries = probed_run
-    (note,) = [line for line in proc.stderr.splitlines() if "the judging process runs without" in line] or [""]
-    assert var in note.split("without ", 1)[-1].split(" (")[0].split(", "), proc.stderr
+    log = (proc.report_dir / "output.log").read_text()
+    (note,) = [line for line in log.splitlines() if "the judging process runs without" in line] or [""]
+    assert var in note.split("without ", 1)[-1].split(" (")[0].split(", "), log
     ours = [e for e in entries if e["var"] == var]
     in_judge = [e for e in ours if e["event"] in ("exit", "verdict") and not _vendor_side(e)]
     assert not in_judge, f"{var}'s probe was alive in the judging process: {in_judge}"
