@@ -40,7 +40,9 @@ def check_input_file(path: str | os.PathLike[str], give: str = "") -> Path:
     p = Path(path)
     mode = os.stat(p).st_mode  # FileNotFoundError / PermissionError as they are
     if not stat.S_ISREG(mode):
-        raise NotARegularFile(f"{p} is {kind_of(mode)}, not a regular file" + (f"; give {give}" if give else ""))
+        raise NotARegularFile(
+            f"{p} is {kind_of(mode)}, not a regular file" + (f"; give {give}" if give else "")
+        )
     return p
 
 

@@ -53,7 +53,8 @@ def scrub(environ: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     removed = sorted(
         name
         for name in environ
-        if name in CODE_LOADING or (name.startswith("PYTHON") and name not in HARMLESS_PYTHON)
+        if name in CODE_LOADING
+        or (name.startswith("PYTHON") and name not in HARMLESS_PYTHON)
         or name == STATE_VARIABLE
     )
     judge = {k: v for k, v in environ.items() if k not in removed}
@@ -79,7 +80,8 @@ def reexec(argv: list[str]) -> None:
     start = Path(__file__).with_name("judge_start.py")
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-I", "-S", str(start), *argv], judge)
+    # this interpreter again, with a fixed argument list and no shell: nothing of argv is interpreted
+    os.execve(sys.executable, [sys.executable, "-I", "-S", str(start), *argv], judge)  # noqa: S606
 
 
 _state: dict[str, Any] = {}
@@ -125,4 +127,6 @@ def worker_python() -> str | None:
         return None
     import shlex
 
-    return shlex.join([sys.executable, "-I", "-S", str(Path(__file__).with_name("judge_start.py")), "--worker"])
+    return shlex.join(
+        [sys.executable, "-I", "-S", str(Path(__file__).with_name("judge_start.py")), "--worker"]
+    )

@@ -28,9 +28,9 @@ def _pth_directories(site_dir: str) -> list[str]:
                 lines = f.read().splitlines()
         except (OSError, UnicodeDecodeError):
             continue
-        for line in lines:
-            line = line.rstrip()
-            if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+        for raw in lines:
+            line = raw.rstrip()
+            if not line or line.startswith(("#", "import ", "import\t")):
                 continue
             path = os.path.abspath(os.path.join(site_dir, line))
             if os.path.isdir(path):
@@ -67,8 +67,7 @@ def judge_path() -> list[str]:
             if site_dir and os.path.isdir(site_dir) and site_dir not in path:
                 path += [site_dir, *_pth_directories(site_dir)]
     path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    seen: set[str] = set()
-    return [p for p in path if not (p in seen or seen.add(p))]
+    return list(dict.fromkeys(path))  # in order, each once
 
 
 def _worker(args: list[str]) -> None:

@@ -23,7 +23,6 @@ from conformance.descriptor import DescriptorError
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import (
     CRASHED,
-    CheckFailed,
     ERROR,
     EXPECTED_FAILURE,
     FAILED,
@@ -34,6 +33,7 @@ from conformance.outcomes import (
     PASSED,
     TIMED_OUT,
     UNEXPECTED_PASS,
+    CheckFailed,
 )
 from conformance.registry import AREAS
 from conformance.remote_descriptor import describe, from_info, take_prepared
@@ -97,7 +97,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     python = worker_python()
     if python and getattr(config.option, "tx", None):  # xdist's popen workers judge too: isolated as well
-        config.option.tx = [f"{spec}//python={python}" if spec == "popen" else spec for spec in config.option.tx]
+        config.option.tx = [
+            f"{spec}//python={python}" if spec == "popen" else spec for spec in config.option.tx
+        ]
     if config.getoption("et_backend"):
         run = ConformanceRun(config)
         config.stash[RUN_KEY] = run

@@ -132,7 +132,7 @@ def _cause(reason: str) -> str:
     note = _FIRST_SEEN.match(reason, start) if start >= 0 else None
     if note and reason[note.end() :] in ("", "\n"):
         reason = reason[:start] + reason[note.end() :]
-    body = reason[:-1] if reason.endswith("\n") else reason
+    body = reason.removesuffix("\n")
     last_break = body.rfind("\n")  # what follows "raised" runs to the end with no line break
     call = reason.find("()", 0)
     while call >= 0:

@@ -56,19 +56,29 @@ def _libraries(section: dict[str, Any]) -> dict[str, str]:
 def identity_problems(reported: dict[str, Any], here: dict[str, Any], spec: str) -> list[str]:
     """One line per way the backend ``spec`` loads here (``here``) is not the one the report describes."""
     problems = []
-    for key, what in (("id", "backend id"), ("distribution", "distribution"), ("version", "declared version")):
+    for key, what in (
+        ("id", "backend id"),
+        ("distribution", "distribution"),
+        ("version", "declared version"),
+    ):
         if reported.get(key) != here.get(key):
-            problems.append(f"{what}: the report describes {reported.get(key)!r}, {spec!r} here is {here.get(key)!r}")
+            problems.append(
+                f"{what}: the report describes {reported.get(key)!r}, {spec!r} here is {here.get(key)!r}"
+            )
     old, new = reported.get("installed_version"), here.get("installed_version")
     if old is not None and old != new:
         problems.append(f"installed version: the report tested {old!r}, installed here: {new!r}")
     tested, installed = _libraries(reported), _libraries(here)
     for sha, name in tested.items():
         if sha not in installed:
-            problems.append(f"runtime library {name} (SHA-256 {_short(sha)}) the report tested is not installed here")
+            problems.append(
+                f"runtime library {name} (SHA-256 {_short(sha)}) the report tested is not installed here"
+            )
     for sha, name in installed.items():
         if sha not in tested:
-            problems.append(f"runtime library {name} (SHA-256 {_short(sha)}) here is not one the report tested")
+            problems.append(
+                f"runtime library {name} (SHA-256 {_short(sha)}) here is not one the report tested"
+            )
     unread = [lib for lib in here.get("runtime_libraries") or [] if lib.get("sha256") is None]
     for lib in unread:
         problems.append(f"runtime library {lib.get('path')} here cannot be hashed: {lib.get('error')}")

@@ -27,7 +27,9 @@ SHAPES = {
 
 
 def _failing(reason: str) -> dict:
-    report = make_report(libraries=[{"path": "/site-packages/x/libx.so", "sha256": hashlib.sha256(b"x").hexdigest()}])
+    report = make_report(
+        libraries=[{"path": "/site-packages/x/libx.so", "sha256": hashlib.sha256(b"x").hexdigest()}]
+    )
     report["results"][0].update(outcome="failed", reason=reason)
     return finish(report)
 
@@ -88,7 +90,20 @@ def _old_cause(reason: str) -> str:
 
 
 _PIECES = st.sampled_from(
-    ["f", "()", " ", "\n", " raised ", "E", "'", " of sample model ", "x.y", "\t", " (found while running ", "A-1)"]
+    [
+        "f",
+        "()",
+        " ",
+        "\n",
+        " raised ",
+        "E",
+        "'",
+        " of sample model ",
+        "x.y",
+        "\t",
+        " (found while running ",
+        "A-1)",
+    ]
 )
 
 

@@ -125,7 +125,9 @@ def test_rerun_command_and_differences():
     ],
     ids=["made-up-backend", "another-library", "another-installed-version"],
 )
-def test_rerun_refuses_a_report_of_another_backend_than_its_options_name(real, tmp_path, name, change, expected):
+def test_rerun_refuses_a_report_of_another_backend_than_its_options_name(
+    real, tmp_path, name, change, expected
+):
     """options.backend is only a name: a report of a made-up backend naming the reference backend in its
     options is not confirmed by a re-run of the reference backend; nothing runs."""
     _, report = real

@@ -130,9 +130,15 @@ def test_a_key_the_forger_made_is_not_trusted(signed):
     assert cli("keygen", "--out", tmp / "forger.pem").returncode == 0
     assert cli("sign", forged, "--key", tmp / "forger.pem").returncode == 0
     unverified = cli("verify", tmp / "forged.intoto.jsonl")  # a gate that forgot the key: not a pass
-    assert unverified.returncode == 1 and "UNVERIFIED" in unverified.stdout and "verified\n" not in unverified.stdout
+    assert (
+        unverified.returncode == 1
+        and "UNVERIFIED" in unverified.stdout
+        and "verified\n" not in unverified.stdout
+    )
     content_only = cli("verify", tmp / "forged.intoto.jsonl", "--allow-unsigned")  # asked for: content only
-    assert content_only.returncode == 0 and "signature was NOT checked (--allow-unsigned" in content_only.stdout
+    assert (
+        content_only.returncode == 0 and "signature was NOT checked (--allow-unsigned" in content_only.stdout
+    )
     proc = cli("verify", tmp / "forged.intoto.jsonl", "--trusted-key", public)
     assert proc.returncode == 1 and "not a trusted key" in proc.stdout
 
@@ -273,7 +279,9 @@ def test_key_and_bundle_kinds_are_not_confused(signed, tmp_path):
     proc = cli("verify", tmp_path / "b.sigstore.json", "--trusted-key", public)
     assert proc.returncode == 1 and "verify it with --identity" in proc.stdout
     proc = cli("verify", tmp_path / "b.sigstore.json")  # no identity: not a pass
-    assert proc.returncode == 1 and "UNVERIFIED: Sigstore bundle, but no --identity and --issuer" in proc.stdout
+    assert (
+        proc.returncode == 1 and "UNVERIFIED: Sigstore bundle, but no --identity and --issuer" in proc.stdout
+    )
     proc = cli("verify", tmp_path / "b.sigstore.json", "--allow-unsigned")  # content only, offline
     assert proc.returncode == 0 and "signature was NOT checked (--allow-unsigned" in proc.stdout
     proc = cli("verify", tmp_path / "b.sigstore.json", "--allow-unsigned", "--require-signature")

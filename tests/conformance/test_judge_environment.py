@@ -129,7 +129,13 @@ def _probes(tmp: Path) -> dict[str, str]:
     (probes / "probe_breakpoint.py").write_text(
         (probes / "probe_breakpoint.py").read_text() + "\ndef hook(*a, **k):\n    pass\n"
     )
-    user_site = tmp / "userbase" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    user_site = (
+        tmp
+        / "userbase"
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        / "site-packages"
+    )
     python_probe(user_site / "usercustomize.py", "PYTHONUSERBASE")
     libraries = {}
     for var in ("LD_PRELOAD", "LD_AUDIT"):

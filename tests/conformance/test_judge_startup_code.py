@@ -40,7 +40,9 @@ def _wheel(out: Path) -> Path:
         f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}"
         for name, data in files.items()
     ]
-    files["vendor_startup-1.0.dist-info/RECORD"] = ("\n".join(record) + "\nvendor_startup-1.0.dist-info/RECORD,,\n").encode()
+    files["vendor_startup-1.0.dist-info/RECORD"] = (
+        "\n".join(record) + "\nvendor_startup-1.0.dist-info/RECORD,,\n"
+    ).encode()
     wheel = out / "vendor_startup-1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as z:
         for name, data in files.items():
@@ -58,15 +60,31 @@ def layered(tmp_path_factory):
     site_dir = Path(
         subprocess.run(
             [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            capture_output=True, text=True, check=True, timeout=120,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
         ).stdout.strip()
     )
     # the layer: this environment's site directory and the suite's source tree, as directory lines
-    (site_dir / "00-suite-layer.pth").write_text(f"{sysconfig.get_path('purelib')}\n{REPO}\n", encoding="utf-8")
+    (site_dir / "00-suite-layer.pth").write_text(
+        f"{sysconfig.get_path('purelib')}\n{REPO}\n", encoding="utf-8"
+    )
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site_dir),
-         str(_wheel(tmp))],
-        check=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(site_dir),
+            str(_wheel(tmp)),
+        ],
+        check=True,
+        timeout=600,
     )
     assert (site_dir / "vendor_startup.pth").exists()
     return python, tmp / "markers.jsonl"
@@ -74,7 +92,11 @@ def layered(tmp_path_factory):
 
 def test_a_wheel_s_pth_runs_in_the_vendor_process_but_not_in_the_judge(layered, tmp_path):
     python, markers = layered
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTHON", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"))
+    }
     env["PROBE_MARKERS"] = str(markers)
     proc = subprocess.run(
         [str(python), "-m", "conformance.cli", "run", "--backend", "ReferenceBackend", "--checks", "PKG-1"]

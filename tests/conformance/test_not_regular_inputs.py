@@ -18,7 +18,15 @@ REPO = Path(__file__).resolve().parents[2]
 #: Each command with the file argument that is replaced ({odd}); {report} and {key} are real files.
 COMMANDS = {
     "inspect": ["inspect", "{odd}"],
-    "run --expectations": ["run", "--backend", "ReferenceBackend", "--expectations", "{odd}", "--report-dir", "{tmp}/r"],
+    "run --expectations": [
+        "run",
+        "--backend",
+        "ReferenceBackend",
+        "--expectations",
+        "{odd}",
+        "--report-dir",
+        "{tmp}/r",
+    ],
     "verify --rerun --expectations": ["verify", "{report}", "--rerun", "--expectations", "{odd}"],
     "abi diff": ["abi", "diff", "{odd}", "1.5.1"],
     "abi check": ["abi", "check", "{odd}", "--against", "1.5.1", "--built-against", "1.5.1"],
@@ -31,7 +39,11 @@ COMMANDS = {
     "verify --trusted-key": ["verify", "{report}", "--trusted-key", "{odd}"],
 }
 
-KINDS = {"fifo": "is a FIFO, not a regular file", "device": "is a character device", "directory": "is a directory"}
+KINDS = {
+    "fifo": "is a FIFO, not a regular file",
+    "device": "is a character device",
+    "directory": "is a directory",
+}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +56,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("inputs")
     report = tmp / "report.json"
     library = {"path": "/site-packages/x/libx.so", "sha256": "ab" * 32}
-    report.write_text(json.dumps(make_report("standard", checks="PKG", libraries=[library])), encoding="utf-8")
+    report.write_text(
+        json.dumps(make_report("standard", checks="PKG", libraries=[library])), encoding="utf-8"
+    )
     key, _, _ = generate_key(tmp / "key.pem")
     os.mkfifo(tmp / "pipe")  # nobody ever writes to it
     (tmp / "dir").mkdir()
@@ -54,7 +68,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_path_that_is_not_a_regular_file_is_refused_at_once(files, command, kind):
-    odd = {"fifo": files["tmp"] / "pipe", "device": Path("/dev/zero"), "directory": files["tmp"] / "dir"}[kind]
+    odd = {"fifo": files["tmp"] / "pipe", "device": Path("/dev/zero"), "directory": files["tmp"] / "dir"}[
+        kind
+    ]
     args = [a.format(odd=odd, **files) for a in COMMANDS[command]]
     started = time.monotonic()
     try:
