@@ -92,16 +92,16 @@ class DynamicInfo:
 
 def check_elf(path: str | Path) -> Path:
     """``path`` if it is a regular ELF file; a FIFO or device is refused before it is opened (a
-    read would block or never end). Plain path checks, until the CLI has a shared helper."""
-    import stat
+    read would block or never end), by the CLI's shared input-file check (conformance/input_files.py)."""
+    from conformance.input_files import NotARegularFile, check_input_file
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{p}: no such file")
-    if p.is_dir():
-        raise NotAnElfFile(f"{p} is a directory, not a shared library")
-    if not stat.S_ISREG(p.stat().st_mode):
-        raise NotAnElfFile(f"{p} is not a regular file (a FIFO, socket or device), not a shared library")
+    try:
+        check_input_file(p, give="a shared library (.so)")
+    except NotARegularFile as exc:
+        raise NotAnElfFile(str(exc)) from None
     with p.open("rb") as f:
         head = f.read(4)
     if head != ELF_MAGIC:

@@ -13,7 +13,6 @@ import dataclasses
 import email.parser
 import os
 import shutil
-import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -60,18 +59,18 @@ class Wheel:
 
 
 def check_input_file(path: Path) -> None:
-    """Plain path checks: a regular, readable file (not a directory, FIFO or device). Kept here
-    until the CLI's shared input-file helper lands; then this defers to it."""
+    """A regular, readable file (not a directory, FIFO or device): the CLI's shared input-file check
+    (conformance/input_files.py), as BadWheel."""
+    from conformance.input_files import NotARegularFile, check_input_file
+
     try:
-        mode = path.stat().st_mode
+        check_input_file(path, give="the .whl file (pip wheel . -w dist)")
     except FileNotFoundError:
         raise BadWheel(f"{path}: no such file") from None
+    except NotARegularFile as exc:
+        raise BadWheel(str(exc)) from None
     except OSError as exc:
         raise BadWheel(f"{path}: cannot be read ({exc.strerror})") from None
-    if stat.S_ISDIR(mode):
-        raise BadWheel(f"{path} is a directory; give the .whl file (pip wheel . -w dist)")
-    if not stat.S_ISREG(mode):
-        raise BadWheel(f"{path} is not a regular file (a FIFO, socket or device); give the .whl file")
 
 
 def unpack(path: Path, dest: Path) -> Wheel:

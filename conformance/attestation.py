@@ -22,7 +22,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from conformance.report import MAX_HASH_BYTES, NotARegularFile, file_sha256, open_regular
+from conformance.input_files import NotARegularFile, open_regular
+from conformance.report import MAX_HASH_BYTES, file_sha256
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"

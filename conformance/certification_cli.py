@@ -1,7 +1,7 @@
 """``executorch-conformance verify | badge | sign | keygen``: certification a third party can trust.
 
     executorch-conformance verify FILE [--trusted-key PUB.pem ...] [--identity ID [--issuer URL]]
-                                       [--require-signature] [--library LIB ...] [--wheel WHL ...]
+                                       [--require-signature | --allow-unsigned] [--library LIB ...] [--wheel WHL ...]
                                        [--rerun [--expectations FILE]] [--at YYYY-MM-DD]
     executorch-conformance badge FILE [--out-dir DIR] [--trusted-key PUB.pem ...]
     executorch-conformance sign REPORT (--key KEY.pem | --sigstore) [--wheel WHL ...] [--library LIB ...] [--out F]
@@ -12,8 +12,9 @@ or a Sigstore bundle (report.sigstore.json).
 
 Exit codes
   verify:  0 the report verifies (its verdict is printed: certified, conformant
-           or not conformant); 1 rejected (one line per problem), or the re-run
-           differs; 2 usage error.
+           or not conformant); 1 rejected (one line per problem), a signed file
+           given without --trusted-key or --identity (UNVERIFIED; --allow-unsigned
+           checks its content alone), or the re-run differs; 2 usage error.
   badge:   0 written; 1 the report does not verify (one line); 2 usage error.
   sign, keygen: 0 written; 2 error (one line).
 """
@@ -56,6 +57,22 @@ class _Rejected(Exception):
     """The document cannot be verified at all; one line says why."""
 
 
+class _Unverified(Exception):
+    """A signed document whose signature nobody was asked to check; one line says how to check it."""
+
+
+def _unchecked(args: argparse.Namespace, what: str, how: str) -> str:
+    """The signature line of a signed document whose signature is not checked, if the user said so
+    (--allow-unsigned); otherwise _Unverified. A gate that forgets the key must not pass a tampered
+    envelope (docs/certification.md, "Verify a report")."""
+    if getattr(args, "allow_unsigned", True):  # badge: a picture of a report, not a verification
+        return f"{what}, but the signature was NOT checked (--allow-unsigned; give {how} to check it)"
+    raise _Unverified(
+        f"{what}, but no {how} was given, so the signature was not checked; give {how}, or "
+        "--allow-unsigned to check the content alone"
+    )
+
+
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
     """(report, statement or None, signature line) of ``args.file``, the signature checked when asked.
 
@@ -82,7 +99,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
                 keyid = att.verify_envelope(doc, keys)
                 signature = f"valid Ed25519 signature by trusted key {keyid[:16]}…"
             else:
-                signature = "signed, but the signature was NOT checked (give --trusted-key PUB.pem)"
+                signature = _unchecked(args, "signed", "--trusted-key PUB.pem")
             return stmt["predicate"], stmt, signature
         if att.is_sigstore_bundle(doc):
             if keys:
@@ -96,9 +113,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
                 )
             else:
                 _, stmt = att.sigstore_payload(doc)
-                signature = (
-                    "Sigstore bundle, but the signature was NOT checked (give --identity and --issuer)"
-                )
+                signature = _unchecked(args, "Sigstore bundle", "--identity and --issuer")
             return stmt["predicate"], stmt, signature
     except att.AttestationError as exc:
         raise _Rejected(str(exc)) from None
@@ -142,6 +157,11 @@ def _verify(args: argparse.Namespace) -> int:
     from conformance import attestation as att
     from conformance.verify import check_report
 
+    if args.allow_unsigned and (args.require_signature or args.trusted_key or args.identity):
+        raise ValueError(
+            "--allow-unsigned skips the signature check; it cannot go with --require-signature, "
+            "--trusted-key or --identity"
+        )
     if args.require_signature and not (args.trusted_key or args.identity):
         raise ValueError(
             "--require-signature needs --trusted-key PUB.pem (or --identity for a Sigstore bundle)"
@@ -153,6 +173,9 @@ def _verify(args: argparse.Namespace) -> int:
         report, stmt, signature = _load(args)
     except _Rejected as exc:
         _say(f"{args.file}: REJECTED: {exc}")
+        return EXIT_REJECTED
+    except _Unverified as exc:
+        _say(f"{args.file}: UNVERIFIED: {exc}")
         return EXIT_REJECTED
     result = check_report(report, today=today)
     problems = result.problems
@@ -205,6 +228,26 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
     shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
+    from conformance.descriptor import DescriptorError
+    from conformance.rerun_identity import identity_problems, installed_backend
+
+    spec = report["options"]["backend"]
+    try:
+        here = installed_backend(spec)
+    except DescriptorError as exc:
+        _say(f"  re-run refused: the backend {spec!r} the report's options name cannot be loaded here: {exc}")
+        return EXIT_REJECTED
+    mismatches = identity_problems(report["backend"], here, spec)
+    if mismatches:
+        _say(
+            f"  re-run refused: the report describes backend {report['backend']['id']} "
+            f"{report['backend']['version']} ({report['backend']['distribution']}), but its options name "
+            f"{spec!r}, which is not that backend here; nothing was re-run:"
+        )
+        for line in mismatches[:MAX_LINES]:
+            _say(f"    - {line}")
+        _say("    install the backend (and runtime libraries) the report tested, then re-run")
+        return EXIT_REJECTED
     _say(f"  re-running: {' '.join(shown)}", flush=True)
     new, diffs = rerun(report, expectations=args.expectations)
     for note in environment_notes(report, new):
@@ -325,6 +368,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     )
     verify.add_argument("--issuer", help="Sigstore: the OIDC issuer the certificate must name")
     verify.add_argument("--require-signature", action="store_true", help="refuse an unsigned report")
+    verify.add_argument(
+        "--allow-unsigned",
+        action="store_true",
+        help="check a signed attestation's content without its signature (default: without --trusted-key "
+        "or --identity, a signed file is UNVERIFIED, exit 1)",
+    )
     verify.add_argument(
         "--library",
         action="append",

@@ -64,6 +64,11 @@ def _run(args: argparse.Namespace) -> int:
     report_dir.mkdir(parents=True, exist_ok=True)
     log = report_dir / "output.log"  # what pytest and third-party code print during the run
     log.unlink(missing_ok=True)
+    from conformance.judge_environment import removed_note
+
+    note = removed_note("run")  # the log, not the terminal: the vendor process still has them
+    if note:
+        log.write_text(note + "\n", encoding="utf-8", errors="backslashreplace")
     vendor_log = report_dir / "vendor-process.log"  # what the vendor's code prints
     vendor_log.unlink(missing_ok=True)
     for stale in ("report.json", "badge.svg", "badge.json"):  # a run that dies must leave none behind
@@ -350,10 +355,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The commands that judge: they run in the isolated judging process (conformance/judge_environment.py).
+JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign"})
+
+
 def main(argv: list[str] | None = None) -> int:
+    program = argv is None  # the console script or ``python -m conformance.cli``, not a caller's test
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    from conformance import judge_environment
+
+    if program and args.command in JUDGING_COMMANDS and not judge_environment.is_isolated():
+        judge_environment.reexec(argv)  # never returns
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:

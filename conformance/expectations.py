@@ -53,9 +53,13 @@ def load_expectations(path: str | Path | None, known_ids: list[str]) -> Expectat
     """Reads and validates ``path``; every entry needs a reason and must match a check."""
     if path is None:
         return Expectations()
+    from conformance.input_files import NotARegularFile, open_regular
+
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             raw = f.read(MAX_BYTES + 1)
+    except NotARegularFile as exc:
+        raise ExpectationsError(f"expectations file {exc}; give the TOML file") from None
     except OSError as exc:
         raise ExpectationsError(f"cannot read expectations file {path}: {exc.strerror or exc}") from None
     if len(raw) > MAX_BYTES:

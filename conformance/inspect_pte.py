@@ -175,8 +175,9 @@ def runtime_status(
 def inspect_file(path: str | Path, load: list[str] | None = None) -> str:
     """The report of ``inspect``. The file is mapped, not read whole (read_pte), and the
     runtime loads it from its path, so a multi-gigabyte .pte does not fill memory."""
-    if Path(path).is_dir():
-        raise ValueError(f"{path} is a directory, not a .pte file")
+    from conformance.input_files import check_input_file
+
+    check_input_file(path, give="a .pte file")
     program = read_pte(path)
     out = [f"{path}:", describe(program), ""]
     for plan in program.execution_plans:

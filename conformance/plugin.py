@@ -33,6 +33,7 @@ from conformance.outcomes import (
     PASSED,
     TIMED_OUT,
     UNEXPECTED_PASS,
+    CheckFailed,
 )
 from conformance.registry import AREAS
 from conformance.remote_descriptor import describe, from_info, take_prepared
@@ -92,6 +93,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from conformance.judge_environment import worker_python
+
+    python = worker_python()
+    if python and getattr(config.option, "tx", None):  # xdist's popen workers judge too: isolated as well
+        config.option.tx = [
+            f"{spec}//python={python}" if spec == "popen" else spec for spec in config.option.tx
+        ]
     if config.getoption("et_backend"):
         run = ConformanceRun(config)
         config.stash[RUN_KEY] = run
@@ -112,7 +120,13 @@ def et_context(request: pytest.FixtureRequest):
     run = request.config.stash.get(RUN_KEY, None)
     if run is None:
         pytest.skip("no backend given: pass --et-backend NAME or MODULE:ATTR")
-    return run.context()
+    context = run.context()
+    yield context
+    # torn down after this process's last check: its teardown report is that check's (CRASHED, _status)
+    try:
+        context.vendor.check_alive()
+    except CheckFailed as exc:
+        pytest.fail(f"{AFTER_THE_LAST_TASK}: {exc}", pytrace=False)
 
 
 def parse_selection(text: str | None) -> set[str] | None:
@@ -130,6 +144,10 @@ def parse_selection(text: str | None) -> set[str] | None:
     return wanted
 
 
+#: How the last liveness check's failure begins (``et_context``): the result of the check that ran last.
+AFTER_THE_LAST_TASK = "the vendor process did not stay alive after the run's last task"
+
+
 def _status(report: pytest.TestReport) -> tuple[str, str] | None:
     """(outcome, reason) of a check's report, or None for phases that add nothing."""
     props = dict(report.user_properties)
@@ -141,6 +159,8 @@ def _status(report: pytest.TestReport) -> tuple[str, str] | None:
     if report.skipped:  # declared (setup) or raised by the check (call)
         return NOT_APPLICABLE, reason.removeprefix("Skipped: ").removeprefix("not applicable: ")
     if "crashed while running" in reason:  # an xdist worker died (the vendor process should have)
+        return CRASHED, reason
+    if report.when == "teardown" and report.failed and reason.startswith(AFTER_THE_LAST_TASK):
         return CRASHED, reason
     if report.when == "call":
         if report.passed:

@@ -18,10 +18,10 @@ import json
 import math
 import os
 import re
-import stat
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, ClassVar
 
+from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
@@ -49,38 +49,6 @@ def seal(report: dict[str, Any]) -> dict[str, Any]:
 
 #: file_sha256 hashes at most this many bytes (a wheel or runtime library larger than this is refused).
 MAX_HASH_BYTES = 4 << 30
-
-
-class NotARegularFile(OSError):
-    """A path that verify, badge or sign was given is a FIFO, a device, a socket or a directory."""
-
-
-def _kind_of(mode: int) -> str:
-    for test, what in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return what
-    return "not a regular file"
-
-
-def open_regular(path: str | Path) -> BinaryIO:
-    """``path`` opened for reading, only if it is a regular file (after symlinks): never blocks on a FIFO,
-    never reads a device. Raises NotARegularFile (an OSError) naming what it is instead."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotARegularFile(f"{path} is {_kind_of(mode)}, not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def file_sha256(path: str | Path, max_bytes: int = MAX_HASH_BYTES) -> str:
@@ -144,17 +112,38 @@ def verdict(
     return ("certified" if certify else "conformant"), [], warnings
 
 
-#: The note the Context adds when a remembered failure is met again by another check.
-_FIRST_SEEN = re.compile(r" \(found while running [A-Z]+-\d+\)$")
-#: The vendor's code named as what raised: "make_partitioners() raised ...", "make() of sample model 'x' raised ...".
-_VENDOR_RAISED = re.compile(r"(\S+\(\)(?: of sample model '[^']*')? raised \w+.*)$")
+#: The note the Context adds when a remembered failure is met again by another check (anchored at the end:
+#: matched once, with ``match`` at a known position, never searched for).
+_FIRST_SEEN = re.compile(r" \(found while running [A-Z]+-\d+\)")
+#: What follows the "()" of the vendor's code named as what raised: "make_partitioners() raised ...",
+#: "make() of sample model 'x' raised ..."; tried with ``match`` at each "()", never searched for.
+_RAISED_AFTER_CALL = re.compile(r"(?: of sample model '[^']*')? raised \w")
 
 
 def _cause(reason: str) -> str:
-    """What a failure comes down to, so that checks failed by the same vendor error are grouped."""
-    reason = _FIRST_SEEN.sub("", reason)
-    found = _VENDOR_RAISED.search(reason)
-    return found.group(1) if found else reason
+    """What a failure comes down to, so that checks failed by the same vendor error are grouped: from the
+    first ``NAME() raised WORD...`` (``NAME() of sample model '...' raised ...``) on the last line to the
+    end, without the "(found while running ID)" note.
+
+    Linear in ``len(reason)`` (a report's reasons are the forger's and may be megabytes long): a searched
+    pattern of the form ``\\S+\\(\\)...`` backtracks quadratically over a long run without spaces.
+    """
+    start = reason.rfind(" (found while running ")
+    note = _FIRST_SEEN.match(reason, start) if start >= 0 else None
+    if note and reason[note.end() :] in ("", "\n"):
+        reason = reason[:start] + reason[note.end() :]
+    body = reason.removesuffix("\n")
+    last_break = body.rfind("\n")  # what follows "raised" runs to the end with no line break
+    call = reason.find("()", 0)
+    while call >= 0:
+        after = _RAISED_AFTER_CALL.match(reason, call + 2)
+        if call > 0 and not reason[call - 1].isspace() and after and after.end() > last_break:
+            name = call - 1
+            while name > 0 and not reason[name - 1].isspace():
+                name -= 1
+            return body[name:]
+        call = reason.find("()", call + 1)
+    return reason
 
 
 def _exempt(result: dict[str, Any], capabilities) -> bool:

@@ -36,11 +36,15 @@ def rerun_command(
         cmd += ["--checks", checks if isinstance(checks, str) else ",".join(checks)]
     expectations = expectations or options["expectations"]
     if expectations:
-        if not Path(expectations).is_file():
+        from conformance.input_files import check_input_file
+
+        try:
+            check_input_file(expectations, give="the expectations file (TOML) with --expectations")
+        except FileNotFoundError:
             raise ValueError(
                 f"the report ran with the expectations file {expectations}, which is not here; "
                 "give it with --expectations"
-            )
+            ) from None
         cmd += ["--expectations", str(expectations)]
     if options["timeout"] is not None:
         cmd += ["--timeout", str(options["timeout"])]

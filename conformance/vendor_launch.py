@@ -54,11 +54,37 @@ def use_launcher(log_path: Path) -> None:
             "#!/bin/sh\n"
             "trap '' INT\n"
             f"exec </dev/null >>{shlex.quote(key)} 2>&1\n"
-            f'exec {shlex.quote(sys.executable)} "$@"\n'
+            + _vendor_environment()
+            + f'{shlex.quote(sys.executable)} "$@"\n',
+            errors="surrogateescape",
         )
         launcher.chmod(0o755)
         _launchers[key] = launcher
     multiprocessing.get_context("spawn").set_executable(str(_launchers[key]))
+
+
+#: The variable that carries the vendor's import path into a vendor process started by the judge.
+VENDOR_SYS_PATH = "EXECUTORCH_CONFORMANCE_VENDOR_SYS_PATH"
+
+
+def _vendor_environment() -> str:
+    """In the isolated judge (conformance/judge_environment.py): the launcher lines that start the vendor
+    process in the vendor's environment: without the judge's -I and -S (multiprocessing repeats the
+    interpreter's flags), with the vendor's variables only, and its import path in VENDOR_SYS_PATH
+    (``vendor_worker.initialize`` restores it: spawn gives a child its parent's path). Elsewhere: none."""
+    from conformance.judge_environment import vendor_state
+
+    state = vendor_state()
+    if state is None:
+        return "exec "
+    import json
+
+    variables = {**state["environ"], VENDOR_SYS_PATH: json.dumps(state["sys_path"])}
+    assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(variables.items()) if "=" not in k)
+    return (
+        'for arg do shift; case "$arg" in -I|-S) ;; *) set -- "$@" "$arg" ;; esac; done\n'
+        f"exec /usr/bin/env -i {assignments} \\\n  "
+    )
 
 
 def kill_leftovers() -> None:

@@ -154,6 +154,8 @@ def load_result(data: Any, what: str) -> Any:
 #: How often a waiting call looks at the vendor process, and how long after it was reaped unseen it gives
 #: pebble to report its end before taking it for an exit with status 0.
 POLL_S = 0.5
+#: How long the vendor process must stay alive, idle, after the run's last task (``check_alive``).
+LIVENESS_GRACE_S = 3.0
 EXIT_GRACE_S = 10.0
 
 
@@ -332,6 +334,16 @@ class VendorProcess:
         self._ensure_pool().schedule(
             vendor_worker.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
         )
+
+    def check_alive(self, grace_s: float | None = None) -> None:
+        """The last liveness check, after the run's last task (docs/contract.md, "How the checks run the
+        vendor's code"): the vendor process, idle since that task, must still be alive ``grace_s`` later
+        and answer. VendorCrashed (or VendorTimedOut) otherwise: a thread or timer of the runtime's that
+        kills the process after the last task meets no other check. Nothing if no process was started."""
+        if self._pool is None:
+            return
+        time.sleep(LIVENESS_GRACE_S if grace_s is None else grace_s)
+        self._run("ping", (), "the liveness check after the last task", STARTUP_TIMEOUT_S)
 
     def close(self) -> None:
         """Stops the worker (killing it if it hangs) and removes its own scratch directory."""

@@ -141,6 +141,7 @@ def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None
     hangs, crashes or exits is that task's result."""
     _die_with_parent()
     _limit_memory(memory_limit)
+    _restore_vendor_path()
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -159,6 +160,22 @@ def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None
         # Before any of the vendor's code: what ExecuTorch's own runtime registered at import (RT-1).
         registry = executorch.runtime.Runtime.get().backend_registry
         _state.registered_at_import = tuple(registry.registered_backend_names)
+
+
+def _restore_vendor_path() -> None:
+    """In a vendor process the isolated judge started (conformance/judge_environment.py): the import path
+    the vendor's own interpreter computed (its PYTHONPATH, its .pth directories) instead of the judge's,
+    which spawn handed down; the judge's entries stay after it, so the suite's modules are still found."""
+    import json
+
+    from conformance.vendor_launch import VENDOR_SYS_PATH
+
+    carried = os.environ.pop(VENDOR_SYS_PATH, None)
+    if carried is None:
+        return
+    with contextlib.suppress(ValueError, TypeError):
+        vendor = [str(p) for p in json.loads(carried)]
+        sys.path[:] = vendor + [p for p in sys.path if p not in vendor]
 
 
 def _load_descriptor() -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.descriptor import CAPABILITY_ABSENT
+from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import (
     EXPECTED_FAILURE,
     FAILED,
@@ -35,12 +36,10 @@ from conformance.outcomes import (
 from conformance.report import (
     MODES,
     SCHEMA,
-    NotARegularFile,
     Report,
     ReportTypeError,
     content_hash,
     kind_of,
-    open_regular,
 )
 from conformance.version import REPORT_SCHEMA_VERSION
 

@@ -5,6 +5,7 @@ They read files only (metadata, sources, ELF headers) and run in the pytest proc
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
@@ -120,8 +121,13 @@ def bounded_executorch_requirement(ctx: Context) -> None:
 def public_imports_only(ctx: Context) -> None:
     require_out_of_tree(ctx, "executorch's private modules are its own, changed with it in each release")
     name = ctx.descriptor.python_package
-    try:
-        spec = importlib.util.find_spec(name)
+    from conformance.judge_environment import vendor_import_path
+
+    try:  # found on the vendor's import path (its PYTHONPATH, its .pth directories), never imported here
+        if "." in name:
+            spec = importlib.util.find_spec(name)
+        else:
+            spec = importlib.machinery.PathFinder.find_spec(name, vendor_import_path())
     except (ImportError, ValueError) as exc:
         raise CheckFailed(f"package {name!r} cannot be found: {exc}") from None
     if spec is None:

@@ -49,7 +49,9 @@ def read_pte(data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> P
     the mapping (which lives as long as the program holds it), not a copy.
     """
     if isinstance(data, (str, os.PathLike)):
-        with open(data, "rb") as f:
+        from conformance.input_files import open_regular
+
+        with open_regular(data) as f:
             size = os.fstat(f.fileno()).st_size
             if size == 0:
                 buf: Any = b""

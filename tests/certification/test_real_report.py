@@ -96,3 +96,46 @@ def test_rerun_command_and_differences():
         "A-1: the report says passed, the re-run here says crashed: SIGSEGV",
         "A-2: the report says failed, the re-run has no result for it",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "expected"),
+    [
+        (
+            "made-up backend",
+            lambda b: b.update(
+                id="MadeUpBackend",
+                distribution="made-up-backend",
+                version="9.9.9",
+                installed_version="9.9.9",
+                runtime_libraries=[{"path": "/opt/madeup/libmadeup.so", "sha256": "ab" * 32}],
+            ),
+            "backend id: the report describes 'MadeUpBackend', 'ReferenceBackend' here is 'ReferenceBackend'",
+        ),
+        (
+            "same names, another runtime library",
+            lambda b: b["runtime_libraries"][0].update(sha256="cd" * 32),
+            "(SHA-256 cdcdcdcdcdcdcdcd…) the report tested is not installed here",
+        ),
+        (
+            "same names, another installed version",
+            lambda b: b.update(installed_version="0.0.1"),
+            "installed version: the report tested '0.0.1'",
+        ),
+    ],
+    ids=["made-up-backend", "another-library", "another-installed-version"],
+)
+def test_rerun_refuses_a_report_of_another_backend_than_its_options_name(
+    real, tmp_path, name, change, expected
+):
+    """options.backend is only a name: a report of a made-up backend naming the reference backend in its
+    options is not confirmed by a re-run of the reference backend; nothing runs."""
+    _, report = real
+    forged = {k: v for k, v in json.loads(json.dumps(report)).items() if k != "content_sha256"}
+    change(forged["backend"])
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(finish(forged)))
+    proc = cli("verify", path, "--rerun")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "re-run refused:" in proc.stdout and expected in proc.stdout, proc.stdout
+    assert "re-running:" not in proc.stdout and "the same outcome" not in proc.stdout

@@ -129,9 +129,16 @@ def test_a_key_the_forger_made_is_not_trusted(signed):
     forged.write_text(json.dumps(finish(report)))
     assert cli("keygen", "--out", tmp / "forger.pem").returncode == 0
     assert cli("sign", forged, "--key", tmp / "forger.pem").returncode == 0
+    unverified = cli("verify", tmp / "forged.intoto.jsonl")  # a gate that forgot the key: not a pass
     assert (
-        cli("verify", tmp / "forged.intoto.jsonl").returncode == 0
-    )  # not signed by anyone trusted: content only
+        unverified.returncode == 1
+        and "UNVERIFIED" in unverified.stdout
+        and "verified\n" not in unverified.stdout
+    )
+    content_only = cli("verify", tmp / "forged.intoto.jsonl", "--allow-unsigned")  # asked for: content only
+    assert (
+        content_only.returncode == 0 and "signature was NOT checked (--allow-unsigned" in content_only.stdout
+    )
     proc = cli("verify", tmp / "forged.intoto.jsonl", "--trusted-key", public)
     assert proc.returncode == 1 and "not a trusted key" in proc.stdout
 
@@ -164,7 +171,12 @@ def test_fail_edited_to_pass_verdict_recomputed_and_resealed_is_caught_by_the_si
     statement["predicate"] = finish(predicate)
     envelope["payload"] = base64.b64encode(att.statement_bytes(statement)).decode()
     (tmp_path / "edited.intoto.jsonl").write_text(json.dumps(envelope))
-    content_only = cli("verify", tmp_path / "edited.intoto.jsonl")
+    unverified = cli("verify", tmp_path / "edited.intoto.jsonl")
+    assert unverified.returncode == 1 and (
+        "UNVERIFIED: signed, but no --trusted-key PUB.pem was given, so the signature was not checked"
+        in unverified.stdout
+    )
+    content_only = cli("verify", tmp_path / "edited.intoto.jsonl", "--allow-unsigned")
     assert content_only.returncode == 0 and "CERTIFIED" in content_only.stdout  # what a hash alone allows
     proc = cli("verify", tmp_path / "edited.intoto.jsonl", "--trusted-key", tmp_path / "k.pub.pem")
     assert (
@@ -266,8 +278,14 @@ def test_key_and_bundle_kinds_are_not_confused(signed, tmp_path):
     (tmp_path / "b.sigstore.json").write_text(json.dumps(bundle))
     proc = cli("verify", tmp_path / "b.sigstore.json", "--trusted-key", public)
     assert proc.returncode == 1 and "verify it with --identity" in proc.stdout
-    proc = cli("verify", tmp_path / "b.sigstore.json")  # content only, offline
-    assert proc.returncode == 0 and "signature was NOT checked (give --identity and --issuer)" in proc.stdout
+    proc = cli("verify", tmp_path / "b.sigstore.json")  # no identity: not a pass
+    assert (
+        proc.returncode == 1 and "UNVERIFIED: Sigstore bundle, but no --identity and --issuer" in proc.stdout
+    )
+    proc = cli("verify", tmp_path / "b.sigstore.json", "--allow-unsigned")  # content only, offline
+    assert proc.returncode == 0 and "signature was NOT checked (--allow-unsigned" in proc.stdout
+    proc = cli("verify", tmp_path / "b.sigstore.json", "--allow-unsigned", "--require-signature")
+    assert proc.returncode == 2 and "--allow-unsigned skips the signature check" in proc.stderr
 
 
 def test_sigstore_is_optional(signed):

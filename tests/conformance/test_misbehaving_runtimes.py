@@ -203,3 +203,28 @@ def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_i
             r"crashed with SIGABRT in ",
             result["reason"],
         ), result
+
+
+def test_a_runtime_thread_that_kills_the_process_after_the_last_task_is_a_crash(tmp_path, broken_runtime_dir):
+    """init() starts a thread that kills the vendor process (SIGKILL) once the runtime has had no call for
+    a second: after the run's last task, when no later check meets the dead process. The last liveness
+    check does: the check that ran last crashes, naming it, and the run is not conformant."""
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-5",
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": "init:kill-when-idle"},
+    )
+    assert report is not None, output
+    (result,) = report["results"]
+    assert result["outcome"] == "crashed", result
+    assert re.search(
+        r"^the vendor process did not stay alive after the run's last task: the vendor process died while it "
+        r"ran no task, after ",
+        result["reason"],
+    ), result
+    assert code == 1 and report["verdict"] == "not conformant"
+    assert any("RT-5 crashed: the vendor process did not stay alive" in r for r in report["verdict_reasons"])

@@ -11,12 +11,14 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -34,7 +36,17 @@ int recurse(int depth) {
   return depth > 0 ? recurse(depth + 1) + frame[0] : 0;
 }
 
+// The time of the runtime's last call (init, execute, destroy), for MISBEHAVE=init:kill-when-idle.
+std::atomic<long long> last_call_ms{0};
+
+long long now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 void misbehave(const char* where) {
+  last_call_ms = now_ms();
   const char* what = std::getenv("MISBEHAVE");
   if (what == nullptr) return;
   const size_t n = std::strlen(where);
@@ -66,6 +78,16 @@ void misbehave(const char* where) {
       std::this_thread::sleep_for(std::chrono::seconds(2));
       std::terminate();
     }).detach();
+  } else if (std::strcmp(how, "kill-when-idle") == 0) {  // after the last call: no later task meets it
+    static std::once_flag started;
+    std::call_once(started, [] {
+      std::thread([] {
+        for (;;) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          if (now_ms() - last_call_ms > 1000) std::raise(SIGKILL);
+        }
+      }).detach();
+    });
   } else if (std::strcmp(how, "spew") == 0) {  // 300 MB of log, then carries on
     std::string line(1023, 'x');
     line += '\n';

@@ -1,0 +1,91 @@
+"""The judging process's first code: run as ``python -I -S conformance/judge_start.py ARGS`` by
+``conformance.judge_environment.reexec`` (and by pytest-xdist for its workers: ``--worker -u -c CODE``).
+
+No ``site`` ran (-S), so nothing of the environment has run yet and nothing is on the import path but the
+standard library. This file builds the path the way ``site.addsitedir`` would, without running code: the
+environment's site directories (sysconfig's purelib and platlib) and the directories their ``.pth``
+files name on a line of their own (a layered environment), but never a ``.pth`` line that starts with
+``import``; then the directory this suite is imported from (an editable install's source tree). Only the
+standard library is imported before that, so this file must import nothing else at the top.
+"""
+
+import os
+import sys
+import sysconfig
+
+
+def _pth_directories(site_dir: str) -> list[str]:
+    """The directories the ``.pth`` files of ``site_dir`` add (``site.addpackage``'s path lines), in
+    ``site``'s order; ``import`` lines are skipped: they are code."""
+    try:
+        names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth") and not n.startswith("."))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            with open(os.path.join(site_dir, name), encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for raw in lines:
+            line = raw.rstrip()
+            if not line or line.startswith(("#", "import ", "import\t")):
+                continue
+            path = os.path.abspath(os.path.join(site_dir, line))
+            if os.path.isdir(path):
+                found.append(path)
+    return found
+
+
+def _enter_virtual_environment() -> list[str]:
+    """What ``site.venv`` does, which -S skips: a ``pyvenv.cfg`` next to the interpreter (or one level up)
+    makes its directory ``sys.prefix``. Returns the prefixes whose site directories are on the path: the
+    environment's, and the base interpreter's when ``include-system-site-packages = true``."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(os.path.dirname(exe_dir), "pyvenv.cfg")):
+        if not os.path.isfile(conf):
+            continue
+        system = False
+        with open(conf, encoding="utf-8") as f:
+            for line in f:
+                key, sep, value = line.partition("=")
+                if sep and key.strip().lower() == "include-system-site-packages":
+                    system = value.strip().lower() == "true"
+        sys.prefix = sys.exec_prefix = os.path.dirname(conf)
+        return [sys.prefix, *([sys.base_prefix] if system else [])]
+    return [sys.prefix]
+
+
+def judge_path() -> list[str]:
+    """The import path of the judge: the standard library (what -I -S left), the site directories and
+    their .pth directories, and the suite's own root."""
+    path = list(sys.path)
+    for prefix in _enter_virtual_environment():
+        for key in ("purelib", "platlib"):
+            site_dir = sysconfig.get_path(key, vars={"base": prefix, "platbase": prefix})
+            if site_dir and os.path.isdir(site_dir) and site_dir not in path:
+                path += [site_dir, *_pth_directories(site_dir)]
+    path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return list(dict.fromkeys(path))  # in order, each once
+
+
+def _worker(args: list[str]) -> None:
+    """pytest-xdist's popen worker: ``-u -c CODE`` (execnet's bootstrap line), run as python would."""
+    while args and args[0] in ("-u", "-B"):
+        args = args[1:]
+    if len(args) < 2 or args[0] != "-c":
+        raise SystemExit(f"judge_start --worker: expected -c CODE, got {args!r}")
+    sys.argv = ["-c", *args[2:]]
+    exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102  execnet's own line
+
+
+if __name__ == "__main__":  # never when multiprocessing's spawn re-imports the main module as __mp_main__
+    sys.path[:] = judge_path()
+    if sys.argv[1:2] == ["--worker"]:
+        _worker(sys.argv[2:])
+    else:
+        from conformance.cli import main
+
+        sys.argv[0] = "executorch-conformance"
+        sys.exit(main(sys.argv[1:]))
