@@ -1,5 +1,5 @@
 """The vendor process: a child process, started with ``spawn``, in which every
-call into the vendor's code runs (``conformance.vendor_worker``).
+call into the vendor's code runs (``conformance.vendor_bootstrap``).
 
 ``pebble.ProcessPool`` with one worker does the process management: it
 reports a worker killed by a signal as ``ProcessExpired`` with the exit code,
@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 import pebble
 
-from conformance import vendor_worker
+from conformance import vendor_bootstrap, vendor_envelope
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.vendor_launch import use_launcher
 
@@ -84,8 +84,8 @@ LOG_TAIL_BYTES = 64 * 1024
 def read_log(path: Path) -> tuple[str | None, list[str]]:
     """(the last step the task marked, the lines at the end of its log, faulthandler's dump left out).
     Only the last ``LOG_TAIL_BYTES`` of the log are read; the steps come from a file of their own
-    (``vendor_worker.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
-    return _last_step(Path(f"{path}{vendor_worker.STEPS_SUFFIX}")), _tail_lines(path)
+    (``vendor_envelope.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
+    return _last_step(Path(f"{path}{vendor_envelope.STEPS_SUFFIX}")), _tail_lines(path)
 
 
 def read_runner_log(results: Path) -> tuple[str | None, list[str]]:
@@ -126,7 +126,7 @@ def _tail_lines(path: Path) -> list[str]:
 #: What a task's result may be made of (``load_result``): plain data and the suite's own records.
 _RESULT_TYPES = {
     ("builtins", name) for name in ("frozenset", "set", "bytearray", "complex", "slice", "range")
-} | {("conformance.vendor_worker", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
+} | {("conformance.vendor_records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
 
 
 class _ResultUnpickler(pickle.Unpickler):
@@ -159,7 +159,7 @@ EXIT_GRACE_S = 10.0
 
 def _task_pid(log: Path) -> int | None:
     try:
-        return int(Path(f"{log}{vendor_worker.PID_SUFFIX}").read_text())
+        return int(Path(f"{log}{vendor_envelope.PID_SUFFIX}").read_text())
     except (OSError, ValueError):
         return None
 
@@ -184,7 +184,7 @@ def _exit_status(pid: int) -> int | str | None:
 
 def step_what(log: Path, what: str) -> str:
     """The last step a task marked, or ``what``."""
-    return _last_step(Path(f"{log}{vendor_worker.STEPS_SUFFIX}")) or what
+    return _last_step(Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")) or what
 
 
 def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
@@ -223,14 +223,14 @@ class VendorProcess:
             use_launcher(self.worker_log)
             self._pool = pebble.ProcessPool(
                 max_workers=1,
-                initializer=vendor_worker.initialize,
+                initializer=vendor_bootstrap.initialize,
                 initargs=(self.spec, str(self.worker_log), LIMITS["memory_bytes"]),
                 context=multiprocessing.get_context("spawn"),
             )
         return self._pool
 
     def call(self, task: str, *args: Any, what: str, timeout: float) -> Any:
-        """Runs ``vendor_worker.<task>(*args)`` in the vendor process; ``what`` names it in messages."""
+        """Runs the task called ``task`` (``conformance.task_registry``) in the vendor process; ``what`` names it in messages."""
         return self._run(task, args, what, timeout)[0]
 
     def call_with_log(self, task: str, *args: Any, what: str, timeout: float) -> tuple[Any, str]:
@@ -243,7 +243,7 @@ class VendorProcess:
         try:
             try:
                 future = self._ensure_pool().schedule(
-                    vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
+                    vendor_bootstrap.run_task, args=(task, str(log), *args), timeout=timeout
                 )
             except RuntimeError:  # pebble: "Unexpected error within the Pool", see _died_idle
                 raise self._died_idle() from None
@@ -263,15 +263,15 @@ class VendorProcess:
                 raise VendorTimedOut(
                     f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
                 ) from None
-            except vendor_worker.VendorError as exc:
+            except vendor_envelope.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None
             self._last_step = step_what(log, what)
             return load_result(result, self._last_step), read_log(log)[1]
         finally:
             log.unlink(missing_ok=True)
-            Path(f"{log}{vendor_worker.STEPS_SUFFIX}").unlink(missing_ok=True)
-            Path(f"{log}{vendor_worker.PID_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{vendor_envelope.STEPS_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{vendor_envelope.PID_SUFFIX}").unlink(missing_ok=True)
 
     def _died_idle(self) -> VendorCrashed:
         """pebble's pool breaks when its worker dies while it runs no task (a thread or a timer the runtime
@@ -330,7 +330,7 @@ class VendorProcess:
             self.scratch / f"warm-{next(self._counter)}.log"
         )  # starts the new process now, in the background
         self._ensure_pool().schedule(
-            vendor_worker.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
+            vendor_bootstrap.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
         )
 
     def close(self) -> None:

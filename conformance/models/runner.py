@@ -15,9 +15,10 @@ from typing import Any
 from conformance.context import Context
 from conformance.models.architectures import MODELS, StandardModel
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.vendor_worker import unpack
+from conformance.task_registry import LOWER_MODEL
+from conformance.vendor_records import unpack
 
-TASK = "conformance.models.tasks:lower_model"
+TASK = LOWER_MODEL
 
 #: The values of a row's ``result``.
 MATCHED, MISMATCH, NOT_DELEGATED = "matched", "mismatch", "not_delegated"
@@ -115,7 +116,7 @@ def model_result(ctx: Context, name: str) -> dict[str, Any]:
 def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
     name = model.name
     try:
-        lowered = ctx._call(TASK, name, what=f"export and lowering of model {name!r}")
+        lowered = ctx.call(TASK, name, what=f"export and lowering of model {name!r}")
     except CheckFailed as exc:
         row["result"], row["reason"] = LOWERING_FAILED, str(exc)
         return

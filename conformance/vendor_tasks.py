@@ -1,322 +1,34 @@
-"""What runs inside the vendor process (see ``conformance.vendor_process``).
+"""The suite's own tasks of the vendor process (``conformance.task_registry``):
+the sample models and their eager outputs, the partitioners and lowering, the
+runtime load and executions, and the descriptor as plain data.
 
-Every call into the vendor's code happens here, never in the pytest process:
-making the sample models and their eager outputs, the partitioners, export
-and lowering, loading the runtime library, and every runtime load and
-execute. A crash or a hang here takes down only this process; the suite sees
-it as a result of the check that made the call.
-
-Each task runs with file descriptors 1 and 2 sent to a log file of its own, so
-that what the runtime logged survives a crash. Before each step the task
-writes the step's description to a second file of its own (``STEPS_SUFFIX``),
-which the vendor's output cannot reach, so that the parent can say in which
-step a crash or hang happened. The descriptor itself is loaded here, by the
-first task of each process: the process that judges never imports the
-vendor's modules (``describe`` gives it the descriptor's data). Tensors cross the process
-boundary as ``torch.save`` bytes, which keeps every dtype and needs no shared
-memory.
-
-Contract of every task: it returns plain data, or raises ``VendorError`` (a
-one-line message naming what failed), whatever the vendor's code raised.
+Each follows the contract of ``conformance.vendor_envelope``: it returns plain
+data or the suite's records (``conformance.vendor_records``), or raises
+``VendorError`` naming what failed. What a task makes once per process (the
+sample models, the runtime load, the loaded programs) is held here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import faulthandler
 import hashlib
-import io
-import multiprocessing
 import os
-import sys
-import traceback
 from pathlib import Path
 from typing import Any, ClassVar
 
-#: Where a task's step markers go: its log path with this suffix (see ``step``).
-STEPS_SUFFIX = ".steps"
-#: The pid of the process that runs a task goes to its log path with this suffix (the parent watches it).
-PID_SUFFIX = ".pid"
+from conformance.vendor_bootstrap import descriptor, descriptor_failure, load_descriptor, registered_at_import
+from conformance.vendor_envelope import VendorError, one_line, plain, step, vendor_call
+from conformance.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 
-class VendorError(Exception):
-    """The vendor's code raised; the message names the step and the exception (picklable: one str)."""
+class _Held:
+    """What the tasks of this process made and keep: samples by name, the runtime load, loaded programs."""
 
-
-@dataclasses.dataclass(frozen=True)
-class PartitionRecord:
-    """What one partitioner's ``partition()`` returned during real lowering,
-    captured before ExecuTorch rewrites the graph."""
-
-    partitioner: str
-    #: tag -> (backend_id, ((key, value), ...)) from the DelegationSpecs
-    tags: dict[str, tuple[str, tuple[tuple[str, bytes], ...]]]
-    #: (node name, operator schema name, tag) for every tagged operator node
-    tagged_ops: tuple[tuple[str, str, str], ...]
-    #: (node name, target, tag) for tagged call_function nodes that are not operators (operator.getitem)
-    tagged_non_ops: tuple[tuple[str, str, str], ...]
-    #: tags found on nodes (placeholders included)
-    node_tags: frozenset[str]
-
-
-@dataclasses.dataclass(frozen=True)
-class Lowering:
-    """One export and lowering of a sample in the vendor process."""
-
-    pte: bytes | None
-    records: tuple[PartitionRecord, ...]
-    #: backend id -> 'module.qualname' of every BackendDetails subclass named so in the vendor process
-    backend_classes: dict[str, tuple[str, ...]]
-    #: file name -> path of the .ptd files written (named-data lowering only)
-    data_files: dict[str, str]
-    error: str | None = None
-
-    @property
-    def pte_bytes(self) -> bytes:
-        """The .pte; only a lowering without ``error`` has one."""
-        if self.pte is None:
-            raise ValueError(f"the lowering made no program: {self.error}")
-        return self.pte
-
-
-@dataclasses.dataclass(frozen=True)
-class RuntimeLoad:
-    """What loading the runtime library did to the backend registry of a fresh process."""
-
-    registered_before: tuple[str, ...]
-    registered_after: tuple[str, ...]
-    libraries: tuple[str, ...]
-    libraries_error: str | None
-    #: the named libraries that are mapped into the process after load_runtime()
-    mapped: tuple[str, ...]
-    error: str | None
-    available: bool | None
-    #: the backends registered once ``executorch.runtime`` was imported, before the descriptor's module
-    #: (ExecuTorch's own Python runtime registers those whose libraries its pybindings NEED); None where
-    #: that was not observed (a target's runner)
-    registered_at_import: tuple[str, ...] | None = None
-
-
-# --------------------------------------------------------------------------- tensors across the boundary
-
-
-def pack(tensors: Any) -> bytes:
-    """``tensors`` (a tensor, or a list/tuple of them) as bytes."""
-    import torch
-
-    buffer = io.BytesIO()
-    torch.save(tensors, buffer)
-    return buffer.getvalue()
-
-
-def unpack(data: bytes) -> Any:
-    import torch
-
-    return torch.load(io.BytesIO(data), weights_only=True)
-
-
-# --------------------------------------------------------------------------- process state
-
-
-class _State:
-    spec: str | bytes = b""
-    descriptor: Any = None
-    descriptor_error: str | None = None
-    descriptor_plain_error: str | None = None
-    step_path: str | None = None
     samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
     runtime: RuntimeLoad | None = None
-    registered_at_import: tuple[str, ...] | None = None
     keep_alive: ClassVar[list[Any]] = []
 
 
-_state = _State()
-
-
-def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None) -> None:
-    """The pool's initializer: sends stdout/stderr to ``log_path``, limits the process's data memory to
-    ``memory_limit`` bytes (RLIMIT_DATA) and imports the suite's own heavy modules (torch, executorch). Never raises, and runs none of the vendor's code: the descriptor is
-    loaded by the first task (``_load_descriptor``), under that task's timeout, so that an import that
-    hangs, crashes or exits is that task's result."""
-    _die_with_parent()
-    _limit_memory(memory_limit)
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    # Python-level writes go to the descriptors themselves, so each task's redirection takes them too
-    # (ExecuTorch's Python extension sends the C++ log through sys.stderr).
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True, errors="replace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True, errors="replace")
-    faulthandler.enable(file=2, all_threads=False)  # fd 2: the task's own log at the time of a crash
-    _state.spec = spec
-    with contextlib.suppress(Exception):  # what every descriptor imports; a failure shows at its import
-        import executorch.exir
-        import executorch.runtime
-        import torch  # noqa: F401
-
-        # Before any of the vendor's code: what ExecuTorch's own runtime registered at import (RT-1).
-        registry = executorch.runtime.Runtime.get().backend_registry
-        _state.registered_at_import = tuple(registry.registered_backend_names)
-
-
-def _load_descriptor() -> None:
-    """Loads the descriptor (an entry point name or 'module:attr', or a descriptor object pickled with
-    cloudpickle) once per process; a failure is kept in ``_state``."""
-    if _state.descriptor is not None or _state.descriptor_error is not None:
-        return
-    spec = _state.spec
-    label = "the descriptor object" if isinstance(spec, bytes) else f"the descriptor {spec!r}"
-    step(f"loading {label} (importing its module)")
-    try:
-        if isinstance(spec, bytes):
-            import cloudpickle
-
-            _state.descriptor = cloudpickle.loads(spec)
-        else:
-            from conformance.descriptor import load_descriptor
-
-            _state.descriptor = load_descriptor(spec)
-    except BaseException as exc:  # noqa: BLE001  (any failure of vendor code is a finding)
-        from conformance.descriptor import DescriptorError
-
-        _state.descriptor_plain_error = _plain(str(exc)) if isinstance(exc, DescriptorError) else None
-        _state.descriptor_error = f"loading {label} in the vendor process failed: {_one_line(exc)}"
-
-
-def _limit_memory(limit: int | None) -> None:
-    """Allocations beyond ``limit`` bytes fail in this process (MemoryError, malloc returning NULL)."""
-    if limit is None:
-        return
-    with contextlib.suppress(ImportError, OSError, ValueError):
-        import resource
-
-        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-
-
-def _die_with_parent() -> None:
-    """On Linux, the kernel kills this process when the suite's process dies (even by SIGKILL), so a
-    hanging vendor call never outlives the run. Elsewhere a no-op."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        pr_set_pdeathsig = 1
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
-        parent = multiprocessing.parent_process()
-        if parent is not None and os.getppid() != parent.pid:
-            os._exit(1)  # the suite's process died before the line above: nobody is left to answer
-
-
-def run_task(name: str, log_path: str, *args: Any) -> bytes:
-    """Runs task ``name`` with fds 1 and 2 sent to ``log_path`` and its step markers written to
-    ``log_path + STEPS_SUFFIX`` (a file the vendor's output cannot reach or imitate); see the module
-    contract. The result is returned pickled, for ``conformance.vendor_process.load_result``, which
-    accepts only the suite's own types."""
-    import pickle
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    _state.step_path = log_path + STEPS_SUFFIX
-    Path(log_path + PID_SUFFIX).write_text(str(os.getpid()))
-    try:
-        if name != "describe":
-            _load_descriptor()
-            if _state.descriptor_error:
-                raise VendorError(_state.descriptor_error)
-        return pickle.dumps(_task(name)(*args))
-    except VendorError as exc:
-        raise VendorError(_plain(exc.args[0] if exc.args else "")) from None
-    except BaseException as exc:  # noqa: BLE001
-        raise VendorError(_safe_one_line(exc)) from None
-    finally:
-        _state.step_path = None
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        os.close(saved[0])
-        os.close(saved[1])
-
-
-def _plain(text: Any) -> str:
-    """``text`` as an exact ``str`` (never a subclass of the vendor's, which would cross the boundary)."""
-    try:
-        return str.__str__(text) if isinstance(text, str) else str.__str__(str(text))
-    except BaseException:  # noqa: BLE001
-        return "(a message that could not be turned into text)"
-
-
-def _safe_one_line(exc: BaseException) -> str:
-    try:
-        return _plain(_one_line(exc))
-    except BaseException:  # noqa: BLE001  the vendor's __str__ raised in turn
-        return _plain(f"{type.__getattribute__(type(exc), '__name__')} (its message could not be read)")
-
-
-def _task(name: str):
-    """A task of this module by name, or 'package.module:function' for a task defined elsewhere (the
-    function follows this module's contract and may use its public helpers)."""
-    if ":" in name:
-        import importlib
-
-        module, _, function = name.partition(":")
-        return getattr(importlib.import_module(module), function)
-    return TASKS[name]
-
-
-def descriptor() -> Any:
-    """The descriptor of this process (for tasks defined in other modules)."""
-    return _state.descriptor
-
-
-def step(what: str) -> None:
-    """Marks the start of a step in the task's step file (read by the parent after a crash or hang)."""
-    if _state.step_path is None:
-        return
-    fd = os.open(_state.step_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, f"{what}\n".encode("utf-8", "replace"))
-    finally:
-        os.close(fd)
-
-
-def _one_line(exc: BaseException) -> str:
-    """'Type: message (at file:line)' with the innermost frame outside this module."""
-    text = f"{type(exc).__name__}: {exc}".replace("\n", " ").strip()
-    frames = [
-        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith("vendor_worker.py")
-    ]
-    if frames:
-        text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
-    if isinstance(exc, ImportError):
-        from conformance.import_hints import hint
-
-        found = hint(exc)
-        text += f": {found}" if found else ""
-    return text
-
-
-def vendor_call(what: str, fn, *args, **kwargs):
-    """Calls the vendor's ``fn``; any exception becomes VendorError('<what> raised <Type>: <msg>')."""
-    step(what)
-    try:
-        return fn(*args, **kwargs)
-    except VendorError:
-        raise
-    except BaseException as exc:  # noqa: BLE001
-        raise VendorError(f"{what} raised {_one_line(exc)}") from None
+_held = _Held()
 
 
 # --------------------------------------------------------------------------- samples and eager outputs
@@ -324,11 +36,11 @@ def vendor_call(what: str, fn, *args, **kwargs):
 
 def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
     """(module in eval mode, inputs) of a sample model, made once per process with torch.manual_seed(0)."""
-    if name not in _state.samples:
+    if name not in _held.samples:
         import torch
 
         torch.manual_seed(0)
-        made = vendor_call(f"make() of sample model {name!r}", _state.descriptor.sample(name).make)
+        made = vendor_call(f"make() of sample model {name!r}", descriptor().sample(name).make)
         try:
             module, inputs = made
             inputs = tuple(inputs)
@@ -337,8 +49,8 @@ def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
                 f"make() of sample model {name!r} returned {type(made).__name__}, not (module, inputs)"
             ) from None
         vendor_call(f"eval() of sample model {name!r}", module.eval)
-        _state.samples[name] = (module, inputs)
-    return _state.samples[name]
+        _held.samples[name] = (module, inputs)
+    return _held.samples[name]
 
 
 def _digest(module: Any) -> str:
@@ -382,7 +94,7 @@ def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | No
     """``count`` (inputs, eager outputs) from the sample's ``make_inputs``, or None if it declares none."""
     import torch
 
-    model = _state.descriptor.sample(name)
+    model = descriptor().sample(name)
     if model.make_inputs is None:
         return None
     module, _ = made_sample(name)
@@ -399,10 +111,10 @@ def fresh_cases(name: str, seed: int, count: int) -> list[dict[str, bytes]] | No
 
 def partitioners(which: str) -> list[Any]:
     if which == "named_data":
-        made = vendor_call("named_data.make_partitioners()", _state.descriptor.named_data.make_partitioners)
+        made = vendor_call("named_data.make_partitioners()", descriptor().named_data.make_partitioners)
         label = "named_data.make_partitioners()"
     else:
-        made = vendor_call("make_partitioners()", _state.descriptor.make_partitioners)
+        made = vendor_call("make_partitioners()", descriptor().make_partitioners)
         label = "make_partitioners()"
     try:
         found = list(made)
@@ -437,9 +149,9 @@ def _op_name(target: Any) -> str | None:
 
 def _record(partitioner: Any, result: Any) -> PartitionRecord:
     tags = {
-        _plain(tag): (
-            _plain(spec.backend_id),
-            tuple((_plain(cs.key), bytes(cs.value)) for cs in spec.compile_specs),
+        plain(tag): (
+            plain(spec.backend_id),
+            tuple((plain(cs.key), bytes(cs.value)) for cs in spec.compile_specs),
         )
         for tag, spec in result.partition_tags.items()
     }
@@ -452,12 +164,12 @@ def _record(partitioner: Any, result: Any) -> PartitionRecord:
         op = _op_name(n.target)
         if op is None:
             non_ops.append(
-                (_plain(n.name), _plain(getattr(n.target, "__qualname__", str(n.target))), _plain(tag))
+                (plain(n.name), plain(getattr(n.target, "__qualname__", str(n.target))), plain(tag))
             )
         else:
-            ops.append((_plain(n.name), _plain(op), _plain(tag)))
+            ops.append((plain(n.name), plain(op), plain(tag)))
     node_tags = frozenset(
-        _plain(n.meta["delegation_tag"]) for n in graph.nodes if n.meta.get("delegation_tag")
+        plain(n.meta["delegation_tag"]) for n in graph.nodes if n.meta.get("delegation_tag")
     )
     return PartitionRecord(
         f"{type(partitioner).__module__}.{type(partitioner).__qualname__}",
@@ -566,26 +278,26 @@ def _mapped_files() -> set[str]:
 
 def load_runtime() -> RuntimeLoad:
     """Loads the runtime library once in this process and says what changed in the registry."""
-    if _state.runtime is not None:
-        return _state.runtime
+    if _held.runtime is not None:
+        return _held.runtime
     from executorch.runtime import Runtime
 
-    backend_id = _state.descriptor.backend_id
+    backend_id = descriptor().backend_id
     registry = Runtime.get().backend_registry
     before = tuple(registry.registered_backend_names)
     error = None
-    if _state.descriptor.load_runtime is None:
+    if descriptor().load_runtime is None:
         error = "the descriptor declares no runtime for this host (load_runtime is None)"
     else:
         try:
-            vendor_call("load_runtime()", _state.descriptor.load_runtime)
+            vendor_call("load_runtime()", descriptor().load_runtime)
         except VendorError as exc:
             error = str(exc)
     after = tuple(registry.registered_backend_names)
     libraries: tuple[str, ...] = ()
     libraries_error = None
     try:
-        listed = vendor_call("runtime_libraries()", _state.descriptor.runtime_libraries)
+        listed = vendor_call("runtime_libraries()", descriptor().runtime_libraries)
         libraries = tuple(str(p) for p in listed)
     except VendorError as exc:
         libraries_error = str(exc)
@@ -596,7 +308,7 @@ def load_runtime() -> RuntimeLoad:
     if backend_id in after:
         step(f"is_available() of {backend_id}")
         available = bool(registry.is_available(backend_id))
-    _state.runtime = RuntimeLoad(
+    _held.runtime = RuntimeLoad(
         before,
         after,
         libraries,
@@ -604,9 +316,9 @@ def load_runtime() -> RuntimeLoad:
         tuple(p for p in libraries if os.path.realpath(p) in mapped),
         error,
         available,
-        _state.registered_at_import,
+        registered_at_import(),
     )
-    return _state.runtime
+    return _held.runtime
 
 
 def require_runtime() -> None:
@@ -622,7 +334,7 @@ def load_method(pte: bytes | str, data_path: str | None, what: str, method: str 
     step(f"load of {what}")
     program = Runtime.get().load_program(pte, **kwargs)
     loaded = program.load_method(method)
-    _state.keep_alive.append((pte, program))  # load_program(bytes) keeps no reference to the bytes
+    _held.keep_alive.append((pte, program))  # load_program(bytes) keeps no reference to the bytes
     return loaded
 
 
@@ -631,7 +343,7 @@ def free_programs(what: str) -> None:
     for each delegate handle now, under the step ``destroy of <what>``, so that a crash or a hang
     there is blamed on it (not on the next task). The caller drops its own references first."""
     step(f"destroy of {what} (the loaded methods freed)")
-    _state.keep_alive.clear()
+    _held.keep_alive.clear()
 
 
 def try_load(pte: bytes | str, data_path: str | None, what: str, inputs: bytes | None) -> dict[str, Any]:
@@ -715,7 +427,7 @@ def runtime_libraries(which: str = "runtime_libraries") -> dict[str, Any]:
     (for a target's RT-1)."""
     label = f"{which}()"
     try:
-        listed = vendor_call(label, getattr(_state.descriptor, which))
+        listed = vendor_call(label, getattr(descriptor(), which))
         return {"libraries": [str(p) for p in listed], "error": None}
     except VendorError as exc:
         return {"libraries": [], "error": str(exc)}
@@ -741,19 +453,20 @@ def describe() -> dict[str, Any]:
     judges): {'error': the DescriptorError's message} or {'info': ...}, all of it JSON text."""
     import json
 
-    _load_descriptor()
-    if _state.descriptor_error:
-        if _state.descriptor_plain_error is not None:
-            return {"error": _state.descriptor_plain_error}
-        raise VendorError(_state.descriptor_error)
+    load_descriptor()
+    error, plain_error = descriptor_failure()
+    if error:
+        if plain_error is not None:
+            return {"error": plain_error}
+        raise VendorError(error)
     from conformance.descriptor import to_info
 
     step("reading the descriptor's fields")
-    info = to_info(_state.descriptor, vendor_call)  # each field by its kind (conformance.descriptor_fields)
+    info = to_info(descriptor(), vendor_call)  # each field by its kind (conformance.descriptor_fields)
     try:  # JSON text: only str, numbers, bools and None reach the parent, never the vendor's own types
-        return {"info": _plain(json.dumps(info, allow_nan=False))}
+        return {"info": plain(json.dumps(info, allow_nan=False))}
     except (TypeError, ValueError) as exc:
-        raise VendorError(f"the descriptor holds a value that is not plain data: {_one_line(exc)}") from None
+        raise VendorError(f"the descriptor holds a value that is not plain data: {one_line(exc)}") from None
 
 
 def required_keys(blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
@@ -761,7 +474,7 @@ def required_keys(blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
     found = []
     for i, blob in enumerate(blobs):
         keys = vendor_call(
-            f"named_data.required_keys(blob {i})", _state.descriptor.named_data.required_keys, blob
+            f"named_data.required_keys(blob {i})", descriptor().named_data.required_keys, blob
         )
         try:
             pairs = [(k, f) for k, f in keys]
@@ -769,25 +482,5 @@ def required_keys(blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
             raise VendorError(
                 f"named_data.required_keys(blob {i}) returned {type(keys).__name__}, not (key, file) pairs"
             ) from None
-        found.append([(_plain(k), None if f is None else _plain(f)) for k, f in pairs])
+        found.append([(plain(k), None if f is None else plain(f)) for k, f in pairs])
     return found
-
-
-TASKS = {
-    f.__name__: f
-    for f in (
-        ping,
-        describe,
-        required_keys,
-        sample,
-        fresh_cases,
-        describe_partitioners,
-        lower,
-        load_runtime,
-        try_load,
-        execute,
-        execute_repeatedly,
-        runtime_libraries,
-        executorch_version,
-    )
-}
