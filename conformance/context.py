@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance import task_registry as tasks
 from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDataSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
-from conformance import task_registry as tasks
 from conformance.targets.runtime import TargetRuntime
 from conformance.vendor_process import VendorProcess, quote_log
 from conformance.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
@@ -99,6 +99,7 @@ class Context:
         target: str | None = None,
         runner: str | Path | None = None,
         vendor: VendorProcess | None = None,
+        memory_bytes: int | None = None,
     ) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
@@ -106,7 +107,8 @@ class Context:
         With ``target`` (a --target URL) and ``runner`` (the runner executable built for the backend), the
         runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
         stay here. ``vendor``: a vendor process already started for ``spec`` (the one that described the
-        backend), used instead of a new one."""
+        backend), used instead of a new one. ``memory_bytes``: the most data memory each vendor process of
+        the run may allocate (default: ``vendor_process.default_memory_limit()``)."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -114,8 +116,9 @@ class Context:
             spec = cloudpickle.dumps(descriptor)
         self.spec = spec
         self.timeout = float(timeout)
+        self.memory_bytes = memory_bytes
         self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
-        self.vendor = vendor or VendorProcess(spec, self.scratch_dir(), log_path)
+        self.vendor = vendor or self.new_vendor_process(self.scratch_dir(), log_path)
         self._memo = Memo()
         self.current_check: str | None = None
         self._deadline = float("inf")
@@ -167,6 +170,11 @@ class Context:
         if self.target is not None:
             self.target.close()
         self._scratch.cleanup()
+
+    def new_vendor_process(self, scratch: Path, log_path: Path | None = None) -> VendorProcess:
+        """A vendor process of its own for this run's descriptor (with the run's memory limit), logging in
+        ``scratch``; the caller closes it."""
+        return VendorProcess(self.spec, scratch, log_path, self.memory_bytes)
 
     def scratch_dir(self) -> Path:
         """A directory that lives as long as this context."""
@@ -236,7 +244,9 @@ class Context:
         """What ``task`` returned for the sample of capability ``name`` (shared: computed once per run);
         ``what`` names the call, with ``{sample}`` standing for the sample's name."""
         sample = self.capability(name).sample
-        return self.shared(("capability_flow", name), lambda: self.call(task, sample, what=what.format(sample=repr(sample))))
+        return self.shared(
+            ("capability_flow", name), lambda: self.call(task, sample, what=what.format(sample=repr(sample)))
+        )
 
     # ----------------------------------------------------------------- samples
 
@@ -259,7 +269,9 @@ class Context:
 
     def fresh_cases(self, name: str, seed: int, count: int) -> list[tuple[list[Any], list[Any]]] | None:
         """``count`` fresh (inputs, eager outputs) from the sample's make_inputs, or None if it has none."""
-        cases = self.call(tasks.FRESH_CASES, name, seed, count, what=f"make_inputs() of sample model {name!r}")
+        cases = self.call(
+            tasks.FRESH_CASES, name, seed, count, what=f"make_inputs() of sample model {name!r}"
+        )
         return None if cases is None else [(unpack(c["inputs"]), unpack(c["expected"])) for c in cases]
 
     # ----------------------------------------------------------------- lowering
@@ -315,7 +327,7 @@ class Context:
         """Exports and lowers ``name`` in a process of its own, started for this."""
         scratch = self.scratch_dir() / f"fresh-{name}"
         scratch.mkdir(exist_ok=True)
-        vendor = VendorProcess(self.spec, scratch)
+        vendor = self.new_vendor_process(scratch)
         try:
             lowering = self._lower(name, vendor=vendor)
         finally:
@@ -434,7 +446,9 @@ class Context:
 
     def executorch_version(self) -> str:
         """The executorch version of the vendor process (the exporter and the runtime)."""
-        return self.shared(("executorch_version",), lambda: self.call(tasks.EXECUTORCH_VERSION, what="version"))
+        return self.shared(
+            ("executorch_version",), lambda: self.call(tasks.EXECUTORCH_VERSION, what="version")
+        )
 
 
 def _logged(log: str) -> str:

@@ -43,24 +43,15 @@ from conformance.vendor_launch import use_launcher
 STARTUP_TIMEOUT_S = 300.0
 
 
-def _default_memory_limit() -> int | None:
-    """Three quarters of the machine's memory, in bytes (None where it cannot be read)."""
+def default_memory_limit() -> int | None:
+    """Three quarters of the machine's memory, in bytes (None where it cannot be read): the most data
+    memory (RLIMIT_DATA) a vendor process may allocate unless the run says otherwise. A runtime that
+    allocates without bound fails its own task (MemoryError, a failed allocation) instead of waking the
+    OOM killer, which may pick the process that judges."""
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4)
     except (AttributeError, OSError, ValueError):
         return None
-
-
-#: ``memory_bytes``: the most data memory (RLIMIT_DATA) a vendor process may allocate: a runtime that allocates without
-#: bound fails its own task (MemoryError, a failed allocation) instead of waking the OOM killer, which may
-#: pick the process that judges. ``set_memory_limit`` changes it for the vendor processes started later.
-LIMITS: dict[str, int | None] = {"memory_bytes": _default_memory_limit()}
-
-
-def set_memory_limit(gigabytes: float | None) -> None:
-    """Sets the memory limit of the vendor processes started from now on (None keeps the default)."""
-    if gigabytes is not None:
-        LIMITS["memory_bytes"] = int(gigabytes * (1 << 30))
 
 
 #: Lines of the runtime's log quoted in a reason.
@@ -201,11 +192,20 @@ class VendorProcess:
     #: vendor processes started by this process so far (first starts and restarts; what tests count)
     starts: ClassVar[int] = 0
 
-    def __init__(self, spec: str | bytes, scratch: Path | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        spec: str | bytes,
+        scratch: Path | None = None,
+        log_path: Path | None = None,
+        memory_bytes: int | None = None,
+    ) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
-        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``)."""
+        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``).
+        ``memory_bytes``: the most data memory the process may allocate (default:
+        ``default_memory_limit()``)."""
         self.spec = spec
+        self.memory_bytes = memory_bytes if memory_bytes is not None else default_memory_limit()
         self._own_scratch = None
         if scratch is None:
             self._own_scratch = tempfile.TemporaryDirectory(prefix="conformance-vendor-")
@@ -224,7 +224,7 @@ class VendorProcess:
             self._pool = pebble.ProcessPool(
                 max_workers=1,
                 initializer=vendor_bootstrap.initialize,
-                initargs=(self.spec, str(self.worker_log), LIMITS["memory_bytes"]),
+                initargs=(self.spec, str(self.worker_log), self.memory_bytes),
                 context=multiprocessing.get_context("spawn"),
             )
         return self._pool

@@ -473,9 +473,7 @@ def required_keys(blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
     """named_data.required_keys(blob) for each blob, as plain (key, file or None) pairs."""
     found = []
     for i, blob in enumerate(blobs):
-        keys = vendor_call(
-            f"named_data.required_keys(blob {i})", descriptor().named_data.required_keys, blob
-        )
+        keys = vendor_call(f"named_data.required_keys(blob {i})", descriptor().named_data.required_keys, blob)
         try:
             pairs = [(k, f) for k, f in keys]
         except (TypeError, ValueError):

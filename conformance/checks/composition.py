@@ -6,10 +6,8 @@ and matches eager PyTorch. They apply to backends whose descriptor declares
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.task_registry import COMPOSITION_FLOW

@@ -6,10 +6,8 @@ above a bound is refused or computed right. They apply to backends whose descrip
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.outcomes import CheckFailed
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.task_registry import DYNAMIC_FLOW

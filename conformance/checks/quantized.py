@@ -6,10 +6,8 @@ descriptor declares ``quantized`` (``conformance.descriptor.QuantizedSupport``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.task_registry import QUANTIZED_FLOW

@@ -26,9 +26,9 @@ LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR = "lowering_failed", "run_failed", "
 RESULTS = (MATCHED, MISMATCH, NOT_DELEGATED, LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR)
 
 
-def parse_models(text: str | None) -> tuple[str, ...] | None:
+def parse_models(text: str | None, flag: str = "--models") -> tuple[str, ...] | None:
     """The models of ``--models`` / ``--et-models`` ('all' or comma-separated names), None when not given;
-    ValueError naming an unknown one."""
+    ValueError naming an unknown one (``flag``: how the caller spells the option)."""
     if text is None:
         return None
     wanted = [s.strip() for s in text.split(",") if s.strip()]
@@ -37,7 +37,7 @@ def parse_models(text: str | None) -> tuple[str, ...] | None:
     unknown = [w for w in wanted if w not in MODELS]
     if unknown or not wanted:
         raise ValueError(
-            f"--models {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
+            f"{flag} {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
             f"give 'all' or model names ({', '.join(MODELS)})"
         )
     return tuple(m for m in MODELS if m in wanted)

@@ -235,7 +235,7 @@ def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
     for i in range(count - 1):
         scratch = ctx.scratch_dir() / f"lowering-{i + 1}"
         scratch.mkdir(exist_ok=True)
-        helpers.append(VendorProcess(ctx.spec, scratch))
+        helpers.append(ctx.new_vendor_process(scratch))
     pool = ThreadPoolExecutor(len(helpers), thread_name_prefix="lowering")
     try:
         others = [pool.submit(work, helper) for helper in helpers]

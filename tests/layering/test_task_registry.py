@@ -36,7 +36,9 @@ def test_targets_serve_the_tasks_marked_on_target():
 
 
 def test_an_unknown_task_is_refused_by_name():
-    with pytest.raises(task_registry.UnknownTask, match=r"no vendor-process task is called 'lower_evrything'"):
+    with pytest.raises(
+        task_registry.UnknownTask, match=r"no vendor-process task is called 'lower_evrything'"
+    ):
         task_registry.task("lower_evrything")
 
 
