@@ -174,6 +174,7 @@ class ConformanceRun:
                 "-p conformance.plugin"
             )
         self._vendor: VendorProcess | None = None
+        self._context: Context | None = None
         self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
         try:
             self.descriptor, self.descriptor_text = self._describe(config)
@@ -200,7 +201,6 @@ class ConformanceRun:
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
-        self._context: Context | None = None
 
     def _vendor_log(self) -> Path | None:
         """Where the vendor process of this pytest process writes what the vendor's code prints."""
