@@ -4,6 +4,7 @@ inspect a .pte, list the checks."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shlex
@@ -20,34 +21,27 @@ EXIT_INTERRUPTED = 130
 
 
 def _run(args: argparse.Namespace) -> int:
-    import pytest
-
     from conformance.descriptor import DescriptorError
-    from conformance.plugin import parse_selection
+    from conformance.run_options import RunOptions
 
     if args.workers < 1:
         raise UsageError(f"-n/--workers must be 1 (in this process) or more, not {args.workers}")
-    from conformance.context import MAX_TIMEOUT_S
-
-    if not (args.timeout > 0 and args.timeout <= MAX_TIMEOUT_S):
-        raise UsageError(
-            f"--timeout must be a positive number of seconds, at most {MAX_TIMEOUT_S:g} (a day), not {args.timeout:g}"
-        )
-    if args.memory_limit is not None and not (0 < args.memory_limit < 1 << 20):
-        raise UsageError(f"--memory-limit must be a positive number of GiB, not {args.memory_limit:g}")
-    if args.checks is not None:
-        if args.certify:
-            raise UsageError("--certify runs every check; it cannot be combined with --checks")
-        try:
-            parse_selection(args.checks)
-        except pytest.UsageError as exc:
-            raise UsageError(str(exc).replace("--et-checks", "--checks")) from None
-    if args.models is not None:
-        from conformance.models.runner import parse_models
-
-        parse_models(args.models)  # ValueError: a usage error naming the unknown model
-    if args.ops is not None and args.certify:
-        raise UsageError("--certify runs every operator; it cannot be combined with --ops")
+    # The plugin's options, validated as the plugin validates them (OptionsError, a ValueError: exit 2),
+    # before anything starts; named as this command spells them.
+    options = RunOptions(
+        backend=args.backend,
+        timeout=args.timeout,
+        memory_limit=args.memory_limit,
+        certify=args.certify,
+        checks=args.checks,
+        ops=args.ops,
+        models=args.models,
+        expectations=args.expectations,
+        target=args.target,
+        runner=args.runner,
+        command=shlex.join(["executorch-conformance", *(args.argv or [])]),
+        entry="cli",
+    )
     runner = _check_target(args)
     if args.expectations:
         from conformance.checks import check_ids
@@ -58,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         except ExpectationsError as exc:
             raise UsageError(str(exc)) from None
     from conformance.fdcapture import output_to
-    from conformance.remote_descriptor import discard_prepared, prepare
+    from conformance.remote_descriptor import prepare
 
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -73,47 +67,31 @@ def _run(args: argparse.Namespace) -> int:
     vendor_log.unlink(missing_ok=True)
     for stale in ("report.json", "badge.svg", "badge.json"):  # a run that dies must leave none behind
         (report_dir / stale).unlink(missing_ok=True)
-    from conformance.vendor_process import set_memory_limit
-
-    set_memory_limit(args.memory_limit)
     # multiprocessing's resource tracker (a process of its own, started with this interpreter's -W options)
     # warns at exit about the semaphores of a vendor process that was killed, on the terminal after the
     # table. It cleans them up either way: the warning says nothing the report does not.
     sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
     try:  # in a vendor process: the backend's module is never imported in this one
-        descriptor = prepare(args.backend, vendor_log, args.timeout)
+        prepared = prepare(args.backend, vendor_log, options.timeout, options.memory_bytes)
     except DescriptorError as exc:
         print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
         return EXIT_DESCRIPTOR
     try:
-        return _run_pytest(args, descriptor, runner, report_dir, log, output_to)
+        options.operators(prepared.descriptor)  # OptionsError naming an operator the backend does not declare
+        options = dataclasses.replace(options, report=str(report_dir / "report.json"), runner=runner)
+        return _run_pytest(args, options, prepared, report_dir, log, output_to)
     finally:
-        discard_prepared()
+        prepared.discard()
 
 
-def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, log: Path, output_to) -> int:
+def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, log: Path, output_to) -> int:
     import pytest
-
-    if args.ops is not None:
-        from conformance.plugin import parse_ops
-
-        try:
-            parse_ops(args.ops, descriptor)
-        except pytest.UsageError as exc:
-            raise UsageError(str(exc).replace("--et-ops", "--ops")) from None
 
     report_path = report_dir / "report.json"
     pytest_args = [
         "--pyargs",
         "conformance.suite",
-        "--et-backend",
-        args.backend,
-        "--et-report",
-        str(report_path),
-        "--et-timeout",
-        str(args.timeout),
-        "--et-command",
-        shlex.join(["executorch-conformance", *(args.argv or [])]),
+        *options.pytest_args(),  # the plugin's options: it owns and validates them (conformance.run_options)
         "--junitxml",
         str(report_dir / "junit.xml"),
         "-p",
@@ -131,24 +109,10 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
     # installed) would run in the process that judges. The xdist workers inherit the setting.
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     pytest_args += ["-p", "conformance.plugin"]
-    if args.expectations:
-        pytest_args += ["--et-expectations", args.expectations]
-    if args.certify:
-        pytest_args.append("--et-certify")
-    if args.checks:
-        pytest_args += ["--et-checks", args.checks]
-    if args.ops:
-        pytest_args += ["--et-ops", args.ops]
-    if args.models is not None:
-        pytest_args += ["--et-models", args.models]
-    if args.memory_limit is not None:
-        pytest_args += ["--et-memory-limit", str(args.memory_limit)]
-    if args.target:
-        pytest_args += ["--et-target", args.target, "--et-runner", runner]
     if args.workers != 1:
         pytest_args += ["-p", "xdist.plugin", "-n", str(args.workers)]
     if args.verbose:
-        code = pytest.main(pytest_args)
+        code = pytest.main(pytest_args, plugins=[prepared])
     else:  # quiet: progress and the table on the terminal, everything else in output.log
         import io
 
@@ -157,7 +121,7 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
         console = Console(io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), write_through=True, errors="replace"))
         pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
         with output_to(log):
-            code = pytest.main(pytest_args, plugins=[NamedPlugin(console, "et-console")])
+            code = pytest.main(pytest_args, plugins=[prepared, NamedPlugin(console, "et-console")])
     if not report_path.exists() and code == pytest.ExitCode.INTERRUPTED:
         print(
             "executorch-conformance run: interrupted before the checks started; no report or badge was written",
@@ -203,11 +167,7 @@ def _run_pytest(args: argparse.Namespace, descriptor, runner, report_dir: Path, 
 def _check_target(args: argparse.Namespace) -> str | None:
     """The runner's path if --target is given, after reaching the target once; UsageError (one line) for a
     bad URL, a missing runner or an unreachable target."""
-    if args.target is None:
-        if args.runner is not None:
-            raise UsageError(
-                "--runner is given without --target: say where the runner runs (--target local, ...)"
-            )
+    if args.target is None:  # --runner without --target: RunOptions says so
         return None
     from conformance.targets import TargetError, open_transport
     from conformance.targets.runtime import check_runner

@@ -2,7 +2,7 @@
 result obtained from the vendor's code, computed once (``Memo``) so that the
 checks that need the same artifact share it.
 
-Every call into the vendor's code goes through ``Context._call`` and so runs in
+Every call into the vendor's code goes through ``Context.call`` and so runs in
 the vendor process under the timeout: a check waits at most ``timeout``
 seconds for its own calls; shared artifacts (a sample's lowering, the runtime
 load) get the full timeout each and do not count against the check that
@@ -22,13 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance import task_registry as tasks
 from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDataSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
-from conformance.targets.runtime import TASKS as TARGET_TASKS
 from conformance.targets.runtime import TargetRuntime
 from conformance.vendor_process import VendorProcess, quote_log
-from conformance.vendor_worker import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
 
@@ -99,6 +99,7 @@ class Context:
         target: str | None = None,
         runner: str | Path | None = None,
         vendor: VendorProcess | None = None,
+        memory_bytes: int | None = None,
     ) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
@@ -106,7 +107,8 @@ class Context:
         With ``target`` (a --target URL) and ``runner`` (the runner executable built for the backend), the
         runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
         stay here. ``vendor``: a vendor process already started for ``spec`` (the one that described the
-        backend), used instead of a new one."""
+        backend), used instead of a new one. ``memory_bytes``: the most data memory each vendor process of
+        the run may allocate (default: ``vendor_process.default_memory_limit()``)."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -114,8 +116,9 @@ class Context:
             spec = cloudpickle.dumps(descriptor)
         self.spec = spec
         self.timeout = float(timeout)
+        self.memory_bytes = memory_bytes
         self._scratch = tempfile.TemporaryDirectory(prefix="conformance-")
-        self.vendor = vendor or VendorProcess(spec, self.scratch_dir(), log_path)
+        self.vendor = vendor or self.new_vendor_process(self.scratch_dir(), log_path)
         self._memo = Memo()
         self.current_check: str | None = None
         self._deadline = float("inf")
@@ -168,15 +171,22 @@ class Context:
             self.target.close()
         self._scratch.cleanup()
 
+    def new_vendor_process(self, scratch: Path, log_path: Path | None = None) -> VendorProcess:
+        """A vendor process of its own for this run's descriptor (with the run's memory limit), logging in
+        ``scratch``; the caller closes it."""
+        return VendorProcess(self.spec, scratch, log_path, self.memory_bytes)
+
     def scratch_dir(self) -> Path:
         """A directory that lives as long as this context."""
         return Path(self._scratch.name)
 
-    def _call(self, task: str, *args: Any, what: str, with_log: bool = False) -> Any:
-        """A call of the check that runs now, bounded by what is left of its timeout."""
+    def call(self, task: str, *args: Any, what: str, with_log: bool = False) -> Any:
+        """Runs the task called ``task`` (``conformance.task_registry``) for the check that runs now, bounded
+        by what is left of its timeout; on a target if the target serves it. ``what`` names the call in
+        messages; ``with_log``: (the result, what the task logged)."""
         left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
         timeout = min(self.timeout, left)
-        if self.target is not None and task in TARGET_TASKS:
+        if self.target is not None and task in tasks.TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
         if with_log:
             return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
@@ -185,7 +195,7 @@ class Context:
     def _on_target(self, task: str, args: tuple, what: str, timeout: float, with_log: bool) -> Any:
         """A runtime task served by the runner on the target; the first one records what the target is."""
         target = self.target
-        assert target is not None  # _call only comes here with a target
+        assert target is not None  # call only comes here with a target
         try:
             if with_log:
                 return target.call_with_log(task, *args, what=what, timeout=timeout)
@@ -199,11 +209,12 @@ class Context:
 
     def _runtime_libraries(self) -> tuple[tuple[str, ...], str | None]:
         """The descriptor's runtime_libraries() from the vendor process, or the error it raised."""
-        found = self._call("runtime_libraries", what="runtime_libraries()")
+        found = self.call(tasks.RUNTIME_LIBRARIES, what="runtime_libraries()")
         return tuple(found["libraries"]), found["error"]
 
-    def _shared(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """A memoized artifact: computed with the full timeout, its time not charged to the check."""
+    def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """The artifact ``key`` of the run, computed once by ``compute`` (a failure is kept too), with the
+        full timeout, its time not charged to the check that needed it first."""
 
         def timed() -> Any:
             started, deadline = time.monotonic(), self._deadline
@@ -214,6 +225,28 @@ class Context:
                 self._deadline = deadline + (time.monotonic() - started)
 
         return self._memo.get(key, timed, self.current_check)
+
+    def forget(self, key: Any) -> None:
+        """Drops the shared artifact ``key`` (the next ``shared`` request computes it again)."""
+        self._memo.forget(key)
+
+    # ----------------------------------------------------------------- declared capabilities
+
+    def capability(self, name: str) -> Any:
+        """The descriptor's support object of capability ``name`` (``composition``, ``quantized``, ...), or
+        NotApplicable with the capability's absence reason (``CAPABILITY_ABSENT``) if it declares none."""
+        support = getattr(self.descriptor, name)
+        if support is None:
+            raise NotApplicable(CAPABILITY_ABSENT[name])
+        return support
+
+    def capability_flow(self, name: str, task: str, what: str) -> Any:
+        """What ``task`` returned for the sample of capability ``name`` (shared: computed once per run);
+        ``what`` names the call, with ``{sample}`` standing for the sample's name."""
+        sample = self.capability(name).sample
+        return self.shared(
+            ("capability_flow", name), lambda: self.call(task, sample, what=what.format(sample=repr(sample)))
+        )
 
     # ----------------------------------------------------------------- samples
 
@@ -229,22 +262,24 @@ class Context:
         """The sample's inputs and eager outputs (made in the vendor process with torch.manual_seed(0))."""
 
         def compute() -> Sample:
-            data = self._call("sample", name, what=f"make() and eager forward of sample model {name!r}")
+            data = self.call(tasks.SAMPLE, name, what=f"make() and eager forward of sample model {name!r}")
             return Sample(unpack(data["inputs"]), unpack(data["expected"]), data["digest"])
 
-        return self._shared(("sample", name), compute)
+        return self.shared(("sample", name), compute)
 
     def fresh_cases(self, name: str, seed: int, count: int) -> list[tuple[list[Any], list[Any]]] | None:
         """``count`` fresh (inputs, eager outputs) from the sample's make_inputs, or None if it has none."""
-        cases = self._call("fresh_cases", name, seed, count, what=f"make_inputs() of sample model {name!r}")
+        cases = self.call(
+            tasks.FRESH_CASES, name, seed, count, what=f"make_inputs() of sample model {name!r}"
+        )
         return None if cases is None else [(unpack(c["inputs"]), unpack(c["expected"])) for c in cases]
 
     # ----------------------------------------------------------------- lowering
 
     def partitioner_types(self, which: str = "default") -> list[tuple[str, bool]]:
         label = "make_partitioners()" if which == "default" else "named_data.make_partitioners()"
-        return self._shared(
-            ("partitioners", which), lambda: self._call("describe_partitioners", which, what=label)
+        return self.shared(
+            ("partitioners", which), lambda: self.call(tasks.DESCRIBE_PARTITIONERS, which, what=label)
         )
 
     def _lower(
@@ -255,15 +290,15 @@ class Context:
         vendor: VendorProcess | None = None,
     ) -> Lowering:
         digest = self.sample(name).digest
-        args = ("lower", name, which, str(out_dir) if out_dir else None, digest)
+        args = (tasks.LOWER, name, which, str(out_dir) if out_dir else None, digest)
         what = f"export and lowering of sample model {name!r}"
         if vendor is None:
-            return self._call(*args, what=what)
+            return self.call(*args, what=what)
         return vendor.call(*args, what=what, timeout=self.timeout)
 
     def lowering(self, name: str) -> Lowering:
         """The first lowering of ``name`` (memoized), successful or not."""
-        return self._shared(("lowering", name), lambda: self._lower(name))
+        return self.shared(("lowering", name), lambda: self._lower(name))
 
     def lowered(self, name: str) -> Lowering:
         """The lowering of ``name``; CheckFailed if it failed."""
@@ -292,7 +327,7 @@ class Context:
         """Exports and lowers ``name`` in a process of its own, started for this."""
         scratch = self.scratch_dir() / f"fresh-{name}"
         scratch.mkdir(exist_ok=True)
-        vendor = VendorProcess(self.spec, scratch)
+        vendor = self.new_vendor_process(scratch)
         try:
             lowering = self._lower(name, vendor=vendor)
         finally:
@@ -320,10 +355,7 @@ class Context:
 
     def require_named_data(self) -> NamedDataSupport:
         """The descriptor's NamedDataSupport, or NotApplicable if it declares none."""
-        support = self.descriptor.named_data
-        if support is None:
-            raise NotApplicable(CAPABILITY_ABSENT["named_data"])
-        return support
+        return self.capability("named_data")
 
     def named_data_lowered(self) -> NamedDataLowered:
         """The named-data sample lowered once with the named-data partitioners, written as model.pte plus its
@@ -341,7 +373,7 @@ class Context:
             files = {n: Path(p) for n, p in lowering.data_files.items()}
             return NamedDataLowered(lowering.pte_bytes, out / "model.pte", files, lowering.records)
 
-        return self._shared(("named_data",), compute)
+        return self.shared(("named_data",), compute)
 
     # ----------------------------------------------------------------- the runtime
 
@@ -349,7 +381,7 @@ class Context:
         """What loading the runtime did in a fresh vendor process (the first load of the run)."""
         if self.descriptor.load_runtime is None and self.target is None:
             raise NotApplicable("the descriptor declares no runtime for this host (load_runtime is None)")
-        return self._shared(("runtime",), lambda: self._call("load_runtime", what="load_runtime()"))
+        return self.shared(("runtime",), lambda: self.call(tasks.LOAD_RUNTIME, what="load_runtime()"))
 
     def require_runtime(self) -> RuntimeLoad:
         """The runtime load, or NotApplicable (no runtime declared) / CheckFailed (loading failed)."""
@@ -366,8 +398,8 @@ class Context:
         self.require_runtime()
         program = str(pte) if isinstance(pte, Path) else pte
         data = str(data_path) if data_path else None
-        result, log = self._call(
-            "execute", program, data, what, pack(list(inputs)), what=f"execute of {what}", with_log=True
+        result, log = self.call(
+            tasks.EXECUTE, program, data, what, pack(list(inputs)), what=f"execute of {what}", with_log=True
         )
         if "error" in result:
             raise CheckFailed(f"{result['step']} failed: {result['error']}{_logged(log)}")
@@ -379,8 +411,8 @@ class Context:
         """(the error loading/executing raised or None, outputs returned, what the runtime logged)."""
         self.require_runtime()
         program = str(pte) if isinstance(pte, Path) else pte
-        result, log = self._call(
-            "try_load",
+        result, log = self.call(
+            tasks.TRY_LOAD,
             program,
             str(data_path) if data_path else None,
             what,
@@ -393,11 +425,11 @@ class Context:
     def execute_repeatedly(
         self, programs: list[tuple[str, bytes]], rounds: list[dict[str, list[Any]]], copies: int
     ) -> dict[tuple[str, int, int], list[Any]]:
-        """Outputs by (sample, copy, round); see vendor_worker.execute_repeatedly."""
+        """Outputs by (sample, copy, round); see vendor_tasks.execute_repeatedly."""
         self.require_runtime()
         packed = [{name: pack(list(inputs)) for name, inputs in r.items()} for r in rounds]
-        result, log = self._call(
-            "execute_repeatedly",
+        result, log = self.call(
+            tasks.EXECUTE_REPEATEDLY,
             programs,
             packed,
             copies,
@@ -410,11 +442,13 @@ class Context:
 
     def required_keys(self, blobs: list[bytes]) -> list[list[tuple[str, str | None]]]:
         """named_data.required_keys(blob) of each blob, from the vendor process."""
-        return self._call("required_keys", blobs, what="named_data.required_keys()")
+        return self.call(tasks.REQUIRED_KEYS, blobs, what="named_data.required_keys()")
 
     def executorch_version(self) -> str:
         """The executorch version of the vendor process (the exporter and the runtime)."""
-        return self._shared(("executorch_version",), lambda: self._call("executorch_version", what="version"))
+        return self.shared(
+            ("executorch_version",), lambda: self.call(tasks.EXECUTORCH_VERSION, what="version")
+        )
 
 
 def _logged(log: str) -> str:

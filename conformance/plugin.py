@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import all_checks
-from conformance.context import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, Context
+from conformance.context import DEFAULT_TIMEOUT_S, Context
 from conformance.descriptor import DescriptorError
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import (
@@ -35,12 +35,14 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
     CheckFailed,
 )
-from conformance.registry import AREAS
-from conformance.remote_descriptor import describe, from_info, take_prepared
+from conformance.remote_descriptor import Prepared, describe, from_info
 from conformance.report import build_report, write_report
-from conformance.vendor_process import VendorProcess, set_memory_limit
+from conformance.run_options import OptionsError, RunOptions
+from conformance.vendor_process import VendorProcess
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
+#: The run's options, validated (``conformance.run_options``): their one owner, read by the run and its checks.
+OPTIONS_KEY = pytest.StashKey[RunOptions]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -101,6 +103,10 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{spec}//python={python}" if spec == "popen" else spec for spec in config.option.tx
         ]
     if config.getoption("et_backend"):
+        try:
+            config.stash[OPTIONS_KEY] = RunOptions.from_pytest(config)
+        except OptionsError as exc:
+            raise pytest.UsageError(str(exc)) from None
         run = ConformanceRun(config)
         config.stash[RUN_KEY] = run
         config.pluginmanager.register(run, "executorch-conformance-run")
@@ -111,6 +117,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run is not None:
         run.close()
         del config.stash[RUN_KEY]
+        del config.stash[OPTIONS_KEY]
         config.pluginmanager.unregister(run)
 
 
@@ -127,21 +134,6 @@ def et_context(request: pytest.FixtureRequest):
         context.vendor.check_alive()
     except CheckFailed as exc:
         pytest.fail(f"{AFTER_THE_LAST_TASK}: {exc}", pytrace=False)
-
-
-def parse_selection(text: str | None) -> set[str] | None:
-    """The check IDs and areas of ``--et-checks`` (in any case); a usage error names any that is unknown."""
-    if text is None:
-        return None
-    wanted = {s.strip().upper() for s in text.split(",") if s.strip()}  # 'rt-3' is RT-3
-    ids = {c.id for c in all_checks()}
-    unknown = sorted(w for w in wanted if w not in ids and w not in AREAS)
-    if unknown or not wanted:
-        raise pytest.UsageError(
-            f"--et-checks {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
-            f"give check IDs ({', '.join(sorted(ids))}) or areas ({', '.join(AREAS)})"
-        )
-    return wanted
 
 
 #: How the last liveness check's failure begins (``et_context``): the result of the check that ran last.
@@ -189,23 +181,11 @@ class ConformanceRun:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.options = options = config.stash[OPTIONS_KEY]
         self.checks = {c.id: c for c in all_checks()}
-        self.spec = config.getoption("et_backend")
-        self.timeout = float(config.getoption("et_timeout"))
-        if not (self.timeout > 0 and self.timeout <= MAX_TIMEOUT_S):
-            raise pytest.UsageError(
-                f"--et-timeout must be a positive number of seconds, at most {MAX_TIMEOUT_S:g} (a day), "
-                f"not {self.timeout:g}"
-            )
-        memory = config.getoption("et_memory_limit")
-        if memory is not None and not (0 < memory < 1 << 20):
-            raise pytest.UsageError(f"--et-memory-limit must be a positive number of GiB, not {memory:g}")
-        set_memory_limit(memory)
-        foreign = (
-            foreign_plugins(config)
-            if config.getoption("et_certify") and not hasattr(config, "workerinput")
-            else []
-        )
+        self.spec = options.backend
+        self.timeout = options.timeout
+        foreign = foreign_plugins(config) if options.certify and not hasattr(config, "workerinput") else []
         if foreign:
             raise pytest.UsageError(
                 "--et-certify: pytest loaded plugins that are not the suite's own, and their code runs in the "
@@ -214,48 +194,37 @@ class ConformanceRun:
                 "-p conformance.plugin"
             )
         self._vendor: VendorProcess | None = None
+        self._context: Context | None = None
         self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
         try:
             self.descriptor, self.descriptor_text = self._describe(config)
-            self.expectations = load_expectations(config.getoption("et_expectations"), list(self.checks))
-        except (DescriptorError, ExpectationsError) as exc:
+            self.expectations = load_expectations(options.expectations, list(self.checks))
+            self.ops = options.operators(self.descriptor)
+        except (DescriptorError, ExpectationsError, OptionsError) as exc:
             self.close()
             raise pytest.UsageError(str(exc)) from None
-        self.certify = bool(config.getoption("et_certify"))
+        self.certify = options.certify
         if self.certify and self.expectations.expected_failures:
             raise pytest.UsageError(
                 "--certify forbids expected failures, but the expectations file declares: "
                 + ", ".join(f"{k} ({v})" for k, v in self.expectations.expected_failures.items())
             )
-        selected = config.getoption("et_checks")
-        if selected and self.certify:
-            raise pytest.UsageError("--et-certify runs every check; it cannot be combined with --et-checks")
-        self.selected = parse_selection(selected)
-        self.ops = parse_ops(config.getoption("et_ops"), self.descriptor)
-        if self.ops is not None and self.certify:
-            raise pytest.UsageError("--et-certify runs every operator; it cannot be combined with --et-ops")
+        self.selected = options.selected
         self.operators: dict[tuple[str, str], dict[str, Any]] = {}
-        from conformance.models.runner import parse_models
-
-        try:
-            self.models = parse_models(config.getoption("et_models"))
-        except ValueError as exc:
-            self.close()
-            raise pytest.UsageError(str(exc).replace("--models", "--et-models")) from None
+        self.models = options.model_names
         #: model name -> its row of the report's models section, as the model tests report them
         self.model_rows: dict[str, dict[str, Any]] = {}
-        self.target_url, self.runner = _target_options(config)
+        self.target_url, self.runner = _target_options(options)
         self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
         self.results: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
-        self._context: Context | None = None
 
     def _vendor_log(self) -> Path | None:
         """Where the vendor process of this pytest process writes what the vendor's code prints."""
-        report = self.config.getoption("et_report")
+        report = self.options.report
         if not report:
             return None
         worker = getattr(self.config, "workerinput", {}).get("workerid")
@@ -271,11 +240,12 @@ class ConformanceRun:
         given = getattr(config, "workerinput", {}).get("et_descriptor")
         if given is not None:
             return from_info(given), given
-        prepared = take_prepared(self.spec)
-        if prepared is not None:
-            descriptor, text, self._vendor = prepared
-            return descriptor, text
-        self._vendor = VendorProcess(self.spec, None, self._vendor_log())
+        for plugin in config.pluginmanager.get_plugins():  # what executorch-conformance run handed over
+            prepared = plugin.take(self.spec) if isinstance(plugin, Prepared) else None
+            if prepared is not None:
+                descriptor, text, self._vendor = prepared
+                return descriptor, text
+        self._vendor = VendorProcess(self.spec, None, self._vendor_log(), self.options.memory_bytes)
         return describe(self.spec, self._vendor, self.timeout)
 
     @pytest.hookimpl(optionalhook=True)
@@ -292,7 +262,14 @@ class ConformanceRun:
             vendor, self._vendor = self._vendor, None
             log = None if vendor is not None else self._vendor_log()
             self._context = Context(
-                self.descriptor, self.spec, self.timeout, log, self.target_url, self.runner, vendor=vendor
+                self.descriptor,
+                self.spec,
+                self.timeout,
+                log,
+                self.target_url,
+                self.runner,
+                vendor=vendor,
+                memory_bytes=self.options.memory_bytes,
             )
             self._context.operator_selection = self.ops
         return self._context
@@ -448,21 +425,21 @@ class ConformanceRun:
             selected=self.expected_ids,
             options={
                 "backend": self.spec,
-                "expectations": self.config.getoption("et_expectations"),
+                "expectations": self.options.expectations,
                 "certify": self.certify,
-                "checks": self.config.getoption("et_checks"),
+                "checks": self.options.checks,
                 "timeout": self.timeout,
                 "workers": _workers(self.config),
                 **({"target": self.target_url} if self.target_url else {}),
-                **({"models": self.config.getoption("et_models")} if self.models is not None else {}),
+                **({"models": self.options.models} if self.models is not None else {}),
             },
-            command=self.config.getoption("et_command"),
+            command=self.options.command,
             duration_s=time.monotonic() - self.started,
             operators=list(self.operators.values()) if self.operators else None,
             target=self.target if self.target_url else None,
             models=self.model_section(),
         )
-        path = self.config.getoption("et_report")
+        path = self.options.report
         self.report = write_report(report, path) if path else report.to_dict()
         if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -491,7 +468,7 @@ class ConformanceRun:
         tr.write_line("")
         for line in verdict_lines(self.report):
             tr.write_line(line)
-        path = config.getoption("et_report")
+        path = self.options.report
         if path:
             tr.write_line(f"report: {Path(path).resolve()}")
 
@@ -552,12 +529,10 @@ def _stop_on_sigterm():
     return signal.signal(signal.SIGTERM, interrupt)
 
 
-def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:
+def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
     """(--et-target, --et-runner), checked: a usage error names a bad URL or a missing runner."""
-    url, runner = config.getoption("et_target"), config.getoption("et_runner")
+    url, runner = options.target, options.runner
     if url is None:
-        if runner is not None:
-            raise pytest.UsageError("--et-runner is given without --et-target: say where the runner runs")
         return None, None
     from conformance.targets import TargetError, open_transport
     from conformance.targets.runtime import check_runner
@@ -575,22 +550,6 @@ def _target_options(config: pytest.Config) -> tuple[str | None, str | None]:
             transport.close()
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def parse_ops(text: str | None, descriptor) -> frozenset[str] | None:
-    """The operators of ``--et-ops``; a usage error names any the descriptor does not declare."""
-    if text is None:
-        return None
-    from conformance.operators.corpus import normalize
-
-    wanted = {normalize(s.strip()) for s in text.split(",") if s.strip()}
-    unknown = sorted(wanted - set(descriptor.operators))
-    if unknown or not wanted:
-        raise pytest.UsageError(
-            f"--et-ops {text!r} selects {'undeclared ' + ', '.join(unknown) if unknown else 'nothing'}; "
-            f"the backend declares: {', '.join(sorted(descriptor.operators))}"
-        )
-    return frozenset(wanted)
 
 
 def render_operators(rows: list[dict[str, Any]], width: int = 110) -> list[str]:

@@ -2,7 +2,7 @@
 
 The vendor's descriptor module is vendor code: importing it may hang, crash, exit, print, or change
 the suite's own modules (replace the verdict function, say). So the process that judges never imports
-it. ``describe`` loads it in a vendor process (``vendor_worker.describe``), under a timeout, and gets
+it. ``describe`` loads it in a vendor process (``vendor_tasks.describe``), under a timeout, and gets
 back JSON text; ``from_info`` rebuilds a ``BackendDescriptor`` from that text alone, in which every
 callable of the vendor's is a stand-in that refuses to run (the checks reach the vendor's code only
 through the Context, in the vendor process). The runtime libraries the descriptor names are read in the
@@ -21,7 +21,7 @@ from conformance.vendor_process import VendorProcess
 
 
 def from_info(text: str) -> BackendDescriptor:
-    """The descriptor rebuilt from ``vendor_worker.describe``'s JSON text (``descriptor.from_info``)."""
+    """The descriptor rebuilt from ``vendor_tasks.describe``'s JSON text (``descriptor.from_info``)."""
     return _from_info(json.loads(text))
 
 
@@ -37,30 +37,36 @@ def describe(spec: str, vendor: VendorProcess, timeout: float) -> tuple[BackendD
     return from_info(answer["info"]), answer["info"]
 
 
-#: A vendor process the CLI already started and described the backend with, for the run in this process.
-_prepared: dict[str, tuple[BackendDescriptor, str, VendorProcess]] = {}
+class Prepared:
+    """A vendor process that already described the backend, handed by ``executorch-conformance run`` to
+    the run it starts in the same process (as a plugin object of ``pytest.main``), so that the backend's
+    module is imported once. The plugin takes it (``take``); whoever made it discards it at the end."""
+
+    def __init__(self, spec: str, descriptor: BackendDescriptor, text: str, vendor: VendorProcess) -> None:
+        self.spec, self.descriptor = spec, descriptor
+        self._kept: tuple[BackendDescriptor, str, VendorProcess] | None = (descriptor, text, vendor)
+
+    def take(self, spec: str) -> tuple[BackendDescriptor, str, VendorProcess] | None:
+        """(the descriptor, its JSON text, the vendor process) for ``spec``, once; None otherwise."""
+        if spec != self.spec or self._kept is None:
+            return None
+        kept, self._kept = self._kept, None
+        return kept
+
+    def discard(self) -> None:
+        """Stops the vendor process if no run took it."""
+        if self._kept is not None:
+            self._kept[2].close()
+            self._kept = None
 
 
-def prepare(spec: str, log_path: Path, timeout: float) -> BackendDescriptor:
-    """Describes ``spec`` in a new vendor process kept for the run that follows in this process (the
-    CLI's ``pytest.main``), so that the backend's module is imported once; DescriptorError if it fails."""
-    vendor = VendorProcess(spec, None, log_path)
+def prepare(spec: str, log_path: Path, timeout: float, memory_bytes: int | None = None) -> Prepared:
+    """Describes ``spec`` in a new vendor process (with ``memory_bytes`` as its memory limit) kept for the
+    run that follows in this process; DescriptorError if it fails."""
+    vendor = VendorProcess(spec, None, log_path, memory_bytes)
     try:
         descriptor, text = describe(spec, vendor, timeout)
     except BaseException:
         vendor.close()
         raise
-    _prepared[spec] = (descriptor, text, vendor)
-    return descriptor
-
-
-def take_prepared(spec: str) -> tuple[BackendDescriptor, str, VendorProcess] | None:
-    """What ``prepare`` made for ``spec``, once."""
-    return _prepared.pop(spec, None)
-
-
-def discard_prepared() -> None:
-    """Stops the vendor processes of ``prepare`` that no run took."""
-    while _prepared:
-        _spec, (_d, _t, vendor) = _prepared.popitem()
-        vendor.close()
+    return Prepared(spec, descriptor, text, vendor)

@@ -236,12 +236,12 @@ def parametrize_with_checks(
     spec = backend_spec(backend)
     wanted = None
     if checks is not None:
-        from conformance.plugin import parse_selection
+        from conformance.run_options import OptionsError, parse_selection
 
         try:
-            wanted = parse_selection(checks)
-        except pytest.UsageError as exc:
-            raise ValueError(str(exc).replace("--et-checks", "checks")) from None
+            wanted = parse_selection(checks, "checks")
+        except OptionsError as exc:
+            raise ValueError(str(exc)) from None
     options = Options(checks=checks, expectations=expectations, timeout=timeout)
     selected = [c for c in all_checks() if wanted is None or c.id in wanted or c.area in wanted]
     return pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """How a vendor process is started and how none outlives the process that judges.
 
 A ``spawn`` child runs Python code of multiprocessing's before the pool's initializer can point its
-output at the vendor log (``vendor_worker.initialize``): unpickling its arguments, importing modules.
+output at the vendor log (``vendor_bootstrap.initialize``): unpickling its arguments, importing modules.
 Whatever it prints in that window (a traceback when the pool is torn down under it, a
 ``KeyboardInterrupt`` when Ctrl-C reaches the whole terminal group) would land on the user's terminal,
 and a child that outlives the run would keep the terminal's pipe open. So every vendor process is
@@ -71,7 +71,7 @@ def _vendor_environment() -> str:
     """In the isolated judge (conformance/judge_environment.py): the launcher lines that start the vendor
     process in the vendor's environment: without the judge's -I and -S (multiprocessing repeats the
     interpreter's flags), with the vendor's variables only, and its import path in VENDOR_SYS_PATH
-    (``vendor_worker.initialize`` restores it: spawn gives a child its parent's path). Elsewhere: none."""
+    (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path). Elsewhere: none."""
     from conformance.judge_environment import vendor_state
 
     state = vendor_state()

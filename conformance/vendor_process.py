@@ -1,5 +1,5 @@
 """The vendor process: a child process, started with ``spawn``, in which every
-call into the vendor's code runs (``conformance.vendor_worker``).
+call into the vendor's code runs (``conformance.vendor_bootstrap``).
 
 ``pebble.ProcessPool`` with one worker does the process management: it
 reports a worker killed by a signal as ``ProcessExpired`` with the exit code,
@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 import pebble
 
-from conformance import vendor_worker
+from conformance import vendor_bootstrap, vendor_envelope
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.vendor_launch import use_launcher
 
@@ -43,24 +43,15 @@ from conformance.vendor_launch import use_launcher
 STARTUP_TIMEOUT_S = 300.0
 
 
-def _default_memory_limit() -> int | None:
-    """Three quarters of the machine's memory, in bytes (None where it cannot be read)."""
+def default_memory_limit() -> int | None:
+    """Three quarters of the machine's memory, in bytes (None where it cannot be read): the most data
+    memory (RLIMIT_DATA) a vendor process may allocate unless the run says otherwise. A runtime that
+    allocates without bound fails its own task (MemoryError, a failed allocation) instead of waking the
+    OOM killer, which may pick the process that judges."""
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4)
     except (AttributeError, OSError, ValueError):
         return None
-
-
-#: ``memory_bytes``: the most data memory (RLIMIT_DATA) a vendor process may allocate: a runtime that allocates without
-#: bound fails its own task (MemoryError, a failed allocation) instead of waking the OOM killer, which may
-#: pick the process that judges. ``set_memory_limit`` changes it for the vendor processes started later.
-LIMITS: dict[str, int | None] = {"memory_bytes": _default_memory_limit()}
-
-
-def set_memory_limit(gigabytes: float | None) -> None:
-    """Sets the memory limit of the vendor processes started from now on (None keeps the default)."""
-    if gigabytes is not None:
-        LIMITS["memory_bytes"] = int(gigabytes * (1 << 30))
 
 
 #: Lines of the runtime's log quoted in a reason.
@@ -84,8 +75,8 @@ LOG_TAIL_BYTES = 64 * 1024
 def read_log(path: Path) -> tuple[str | None, list[str]]:
     """(the last step the task marked, the lines at the end of its log, faulthandler's dump left out).
     Only the last ``LOG_TAIL_BYTES`` of the log are read; the steps come from a file of their own
-    (``vendor_worker.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
-    return _last_step(Path(f"{path}{vendor_worker.STEPS_SUFFIX}")), _tail_lines(path)
+    (``vendor_envelope.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
+    return _last_step(Path(f"{path}{vendor_envelope.STEPS_SUFFIX}")), _tail_lines(path)
 
 
 def read_runner_log(results: Path) -> tuple[str | None, list[str]]:
@@ -126,7 +117,7 @@ def _tail_lines(path: Path) -> list[str]:
 #: What a task's result may be made of (``load_result``): plain data and the suite's own records.
 _RESULT_TYPES = {
     ("builtins", name) for name in ("frozenset", "set", "bytearray", "complex", "slice", "range")
-} | {("conformance.vendor_worker", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
+} | {("conformance.vendor_records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
 
 
 class _ResultUnpickler(pickle.Unpickler):
@@ -161,7 +152,7 @@ EXIT_GRACE_S = 10.0
 
 def _task_pid(log: Path) -> int | None:
     try:
-        return int(Path(f"{log}{vendor_worker.PID_SUFFIX}").read_text())
+        return int(Path(f"{log}{vendor_envelope.PID_SUFFIX}").read_text())
     except (OSError, ValueError):
         return None
 
@@ -186,7 +177,7 @@ def _exit_status(pid: int) -> int | str | None:
 
 def step_what(log: Path, what: str) -> str:
     """The last step a task marked, or ``what``."""
-    return _last_step(Path(f"{log}{vendor_worker.STEPS_SUFFIX}")) or what
+    return _last_step(Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")) or what
 
 
 def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
@@ -203,11 +194,20 @@ class VendorProcess:
     #: vendor processes started by this process so far (first starts and restarts; what tests count)
     starts: ClassVar[int] = 0
 
-    def __init__(self, spec: str | bytes, scratch: Path | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        spec: str | bytes,
+        scratch: Path | None = None,
+        log_path: Path | None = None,
+        memory_bytes: int | None = None,
+    ) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
-        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``)."""
+        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``).
+        ``memory_bytes``: the most data memory the process may allocate (default:
+        ``default_memory_limit()``)."""
         self.spec = spec
+        self.memory_bytes = memory_bytes if memory_bytes is not None else default_memory_limit()
         self._own_scratch = None
         if scratch is None:
             self._own_scratch = tempfile.TemporaryDirectory(prefix="conformance-vendor-")
@@ -225,14 +225,14 @@ class VendorProcess:
             use_launcher(self.worker_log)
             self._pool = pebble.ProcessPool(
                 max_workers=1,
-                initializer=vendor_worker.initialize,
-                initargs=(self.spec, str(self.worker_log), LIMITS["memory_bytes"]),
+                initializer=vendor_bootstrap.initialize,
+                initargs=(self.spec, str(self.worker_log), self.memory_bytes),
                 context=multiprocessing.get_context("spawn"),
             )
         return self._pool
 
     def call(self, task: str, *args: Any, what: str, timeout: float) -> Any:
-        """Runs ``vendor_worker.<task>(*args)`` in the vendor process; ``what`` names it in messages."""
+        """Runs the task called ``task`` (``conformance.task_registry``) in the vendor process; ``what`` names it in messages."""
         return self._run(task, args, what, timeout)[0]
 
     def call_with_log(self, task: str, *args: Any, what: str, timeout: float) -> tuple[Any, str]:
@@ -245,7 +245,7 @@ class VendorProcess:
         try:
             try:
                 future = self._ensure_pool().schedule(
-                    vendor_worker.run_task, args=(task, str(log), *args), timeout=timeout
+                    vendor_bootstrap.run_task, args=(task, str(log), *args), timeout=timeout
                 )
             except RuntimeError:  # pebble: "Unexpected error within the Pool", see _died_idle
                 raise self._died_idle() from None
@@ -265,15 +265,15 @@ class VendorProcess:
                 raise VendorTimedOut(
                     f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
                 ) from None
-            except vendor_worker.VendorError as exc:
+            except vendor_envelope.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None
             self._last_step = step_what(log, what)
             return load_result(result, self._last_step), read_log(log)[1]
         finally:
             log.unlink(missing_ok=True)
-            Path(f"{log}{vendor_worker.STEPS_SUFFIX}").unlink(missing_ok=True)
-            Path(f"{log}{vendor_worker.PID_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{vendor_envelope.STEPS_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{vendor_envelope.PID_SUFFIX}").unlink(missing_ok=True)
 
     def _died_idle(self) -> VendorCrashed:
         """pebble's pool breaks when its worker dies while it runs no task (a thread or a timer the runtime
@@ -332,7 +332,7 @@ class VendorProcess:
             self.scratch / f"warm-{next(self._counter)}.log"
         )  # starts the new process now, in the background
         self._ensure_pool().schedule(
-            vendor_worker.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
+            vendor_bootstrap.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
         )
 
     def check_alive(self, grace_s: float | None = None) -> None:

@@ -6,35 +6,16 @@ and matches eager PyTorch. They apply to backends whose descriptor declares
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.descriptor import CAPABILITY_ABSENT, CompositionSupport
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.task_registry import COMPOSITION_FLOW
 
-TASK = "conformance.capability_tasks:composition_flow"
+CAPABILITY = "composition"
+#: what the shared task does, for messages ({sample}: the sample's name)
+WHAT = "lowering sample model {sample} with XnnpackPartitioner() last"
 XNNPACK_ID = "XnnpackBackend"
-
-
-def _support(ctx: Context) -> CompositionSupport:
-    support = ctx.descriptor.composition
-    if support is None:
-        raise NotApplicable(CAPABILITY_ABSENT["composition"])
-    return support
-
-
-def _flow(ctx: Context) -> dict[str, Any]:
-    support = _support(ctx)
-    return ctx._shared(
-        ("composition",),
-        lambda: ctx._call(
-            TASK,
-            support.sample,
-            what=f"lowering sample model {support.sample!r} with XnnpackPartitioner() last",
-        ),
-    )
 
 
 @check(
@@ -44,8 +25,8 @@ def _flow(ctx: Context) -> dict[str, Any]:
     applies_if="composition",
 )
 def both_delegates(ctx: Context) -> str:
-    flow = _flow(ctx)
-    name = _support(ctx).sample
+    flow = ctx.capability_flow(CAPABILITY, COMPOSITION_FLOW, WHAT)
+    name = ctx.capability(CAPABILITY).sample
     ids = [d.backend_id for d in ctx.read(flow["pte"]).delegates()]
     backend_id = ctx.descriptor.backend_id
     ensure(
@@ -74,8 +55,8 @@ def both_delegates(ctx: Context) -> str:
     applies_if="composition",
 )
 def composed_numerics(ctx: Context) -> None:
-    flow = _flow(ctx)
-    name = _support(ctx).sample
+    flow = ctx.capability_flow(CAPABILITY, COMPOSITION_FLOW, WHAT)
+    name = ctx.capability(CAPABILITY).sample
     model = ctx.descriptor.sample(name)
     sample = ctx.sample(name)
     actual = ctx.execute(flow["pte"], sample.inputs, f"sample {name!r} with XNNPACK")

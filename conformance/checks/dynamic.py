@@ -6,35 +6,16 @@ above a bound is refused or computed right. They apply to backends whose descrip
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.descriptor import CAPABILITY_ABSENT, DynamicShapesSupport
-from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.outcomes import CheckFailed
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.vendor_worker import unpack
+from conformance.task_registry import DYNAMIC_FLOW
+from conformance.vendor_records import unpack
 
-TASK = "conformance.capability_tasks:dynamic_flow"
-
-
-def _support(ctx: Context) -> DynamicShapesSupport:
-    support = ctx.descriptor.dynamic_shapes
-    if support is None:
-        raise NotApplicable(CAPABILITY_ABSENT["dynamic_shapes"])
-    return support
-
-
-def _flow(ctx: Context) -> dict[str, Any]:
-    support = _support(ctx)
-    return ctx._shared(
-        ("dynamic_shapes",),
-        lambda: ctx._call(
-            TASK,
-            support.sample,
-            what=f"export with dynamic shapes and lowering of sample model {support.sample!r}",
-        ),
-    )
+CAPABILITY = "dynamic_shapes"
+#: what the shared task does, for messages ({sample}: the sample's name)
+WHAT = "export with dynamic shapes and lowering of sample model {sample}"
 
 
 @check(
@@ -44,8 +25,8 @@ def _flow(ctx: Context) -> dict[str, Any]:
     applies_if="dynamic_shapes",
 )
 def runs_within_bounds(ctx: Context) -> str:
-    flow = _flow(ctx)
-    name = _support(ctx).sample
+    flow = ctx.capability_flow(CAPABILITY, DYNAMIC_FLOW, WHAT)
+    name = ctx.capability(CAPABILITY).sample
     model = ctx.descriptor.sample(name)
     ran = []
     for case in flow["cases"]:
@@ -65,8 +46,8 @@ def runs_within_bounds(ctx: Context) -> str:
     applies_if="dynamic_shapes",
 )
 def refuses_above_bound(ctx: Context) -> str:
-    flow = _flow(ctx)
-    name = _support(ctx).sample
+    flow = ctx.capability_flow(CAPABILITY, DYNAMIC_FLOW, WHAT)
+    name = ctx.capability(CAPABILITY).sample
     model = ctx.descriptor.sample(name)
     notes = []
     for case in flow["cases"]:

@@ -6,33 +6,16 @@ descriptor declares ``quantized`` (``conformance.descriptor.QuantizedSupport``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.context import Context
-from conformance.descriptor import CAPABILITY_ABSENT, QuantizedSupport
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.vendor_worker import unpack
+from conformance.task_registry import QUANTIZED_FLOW
+from conformance.vendor_records import unpack
 
-TASK = "conformance.capability_tasks:quantized_flow"
-
-
-def _support(ctx: Context) -> QuantizedSupport:
-    support = ctx.descriptor.quantized
-    if support is None:
-        raise NotApplicable(CAPABILITY_ABSENT["quantized"])
-    return support
-
-
-def _flow(ctx: Context) -> dict[str, Any]:
-    support = _support(ctx)
-    return ctx._shared(
-        ("quantized",),
-        lambda: ctx._call(
-            TASK, support.sample, what=f"quantizing and lowering sample model {support.sample!r}"
-        ),
-    )
+CAPABILITY = "quantized"
+#: what the shared task does, for messages ({sample}: the sample's name)
+WHAT = "quantizing and lowering sample model {sample}"
 
 
 @check(
@@ -42,13 +25,13 @@ def _flow(ctx: Context) -> dict[str, Any]:
     applies_if="quantized",
 )
 def quantizer_is_public(ctx: Context) -> str:
-    flow = _flow(ctx)
+    flow = ctx.capability_flow(CAPABILITY, QUANTIZED_FLOW, WHAT)
     ensure(
         flow["is_quantizer"],
         f"quantized.make_quantizer() returned {flow['quantizer']}, which is not a "
         "torchao.quantization.pt2e.quantizer.Quantizer",
     )
-    return f"{flow['quantizer']} quantized, calibrated and converted sample {_support(ctx).sample!r}"
+    return f"{flow['quantizer']} quantized, calibrated and converted sample {ctx.capability(CAPABILITY).sample!r}"
 
 
 @check(
@@ -58,10 +41,10 @@ def quantizer_is_public(ctx: Context) -> str:
     applies_if="quantized",
 )
 def delegate_consumes_qdq(ctx: Context) -> str:
-    flow = _flow(ctx)
+    flow = ctx.capability_flow(CAPABILITY, QUANTIZED_FLOW, WHAT)
     ensure(flow["is_quantizer"], "no quantized model to lower: see QNT-1")
     backend_id = ctx.descriptor.backend_id
-    sample = _support(ctx).sample
+    sample = ctx.capability(CAPABILITY).sample
     ensure(
         flow["delegates"] > 0,
         f"the quantized sample {sample!r} lowered with the backend's partitioners has no "
@@ -83,9 +66,9 @@ def delegate_consumes_qdq(ctx: Context) -> str:
     applies_if="quantized",
 )
 def quantized_numerics(ctx: Context) -> str:
-    flow = _flow(ctx)
+    flow = ctx.capability_flow(CAPABILITY, QUANTIZED_FLOW, WHAT)
     ensure(flow["is_quantizer"], "no quantized model to run: see QNT-1")
-    support = _support(ctx)
+    support = ctx.capability(CAPABILITY)
     model = ctx.descriptor.sample(support.sample)
     ensure(flow["pte"] is not None, f"quantized sample {support.sample!r}: {flow.get('pte_error')}")
     inputs, expected = unpack(flow["inputs"]), unpack(flow["expected"])

@@ -15,9 +15,10 @@ from typing import Any
 from conformance.context import Context
 from conformance.models.architectures import MODELS, StandardModel
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.vendor_worker import unpack
+from conformance.task_registry import LOWER_MODEL
+from conformance.vendor_records import unpack
 
-TASK = "conformance.models.tasks:lower_model"
+TASK = LOWER_MODEL
 
 #: The values of a row's ``result``.
 MATCHED, MISMATCH, NOT_DELEGATED = "matched", "mismatch", "not_delegated"
@@ -25,9 +26,9 @@ LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR = "lowering_failed", "run_failed", "
 RESULTS = (MATCHED, MISMATCH, NOT_DELEGATED, LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR)
 
 
-def parse_models(text: str | None) -> tuple[str, ...] | None:
+def parse_models(text: str | None, flag: str = "--models") -> tuple[str, ...] | None:
     """The models of ``--models`` / ``--et-models`` ('all' or comma-separated names), None when not given;
-    ValueError naming an unknown one."""
+    ValueError naming an unknown one (``flag``: how the caller spells the option)."""
     if text is None:
         return None
     wanted = [s.strip() for s in text.split(",") if s.strip()]
@@ -36,7 +37,7 @@ def parse_models(text: str | None) -> tuple[str, ...] | None:
     unknown = [w for w in wanted if w not in MODELS]
     if unknown or not wanted:
         raise ValueError(
-            f"--models {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
+            f"{flag} {text!r} selects {'unknown ' + ', '.join(unknown) if unknown else 'nothing'}; "
             f"give 'all' or model names ({', '.join(MODELS)})"
         )
     return tuple(m for m in MODELS if m in wanted)
@@ -115,7 +116,7 @@ def model_result(ctx: Context, name: str) -> dict[str, Any]:
 def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
     name = model.name
     try:
-        lowered = ctx._call(TASK, name, what=f"export and lowering of model {name!r}")
+        lowered = ctx.call(TASK, name, what=f"export and lowering of model {name!r}")
     except CheckFailed as exc:
         row["result"], row["reason"] = LOWERING_FAILED, str(exc)
         return

@@ -1,4 +1,4 @@
-"""Vendor-process task of the model tier (called as 'conformance.models.tasks:lower_model').
+"""Vendor-process task of the model tier (``task_registry.LOWER_MODEL``).
 
 ``lower_model`` makes one architecture of ``conformance.models.architectures`` (random weights from
 its seed), runs it in eager PyTorch, exports it, lowers it with the backend's partitioners and
@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.vendor_worker import VendorError, descriptor, pack, partitioners, step, vendor_call
+from conformance.vendor_bootstrap import descriptor
+from conformance.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor_records import pack
+from conformance.vendor_tasks import partitioners
 
 
 def _schema(target: Any) -> str:

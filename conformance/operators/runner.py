@@ -29,8 +29,9 @@ from conformance.operators.isolation import Isolation
 from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close
+from conformance.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
 from conformance.vendor_process import VendorProcess
-from conformance.vendor_worker import unpack
+from conformance.vendor_records import unpack
 
 #: Cases per batch (benchmarks/operator_corpus.py measures the trade-off: a lowering costs about 1.7 s of CPU
 #: plus 0.08 s per case on XNNPACK, so 96 cases take 15% less than two lowerings of 48).
@@ -38,7 +39,7 @@ BATCH = 96
 #: Vendor processes that lower batches at once (the Context's own and helpers started for the phase): the
 #: lowering is all CPU, one process per core.
 LOWERING_PROCESSES = min(2, os.cpu_count() or 1)
-TASK = "conformance.operators.tasks:lower_batch"
+TASK = LOWER_OPERATOR_BATCH
 
 
 @dataclasses.dataclass
@@ -196,10 +197,10 @@ def _lowering(ctx: Context, keys: tuple[str, ...], vendor: VendorProcess | None 
 
     def lower() -> dict[str, Any]:
         if vendor is None:
-            return ctx._call(TASK, list(keys), what=what)
+            return ctx.call(TASK, list(keys), what=what)
         return vendor.call(TASK, list(keys), what=what, timeout=ctx.timeout)
 
-    return ctx._shared(("operators", "lower", keys), lower)
+    return ctx.shared(("operators", "lower", keys), lower)
 
 
 def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
@@ -225,7 +226,7 @@ def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
                 _lowering(ctx, keys, vendor)
             except CheckFailed as exc:
                 if vendor is not None:  # a helper's failure is not kept: the loop meets it in its own process
-                    ctx._memo.forget(("operators", "lower", keys))
+                    ctx.forget(("operators", "lower", keys))
                     return
                 if isinstance(exc, (VendorCrashed, VendorTimedOut)):
                     crashed.set()
@@ -234,7 +235,7 @@ def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
     for i in range(count - 1):
         scratch = ctx.scratch_dir() / f"lowering-{i + 1}"
         scratch.mkdir(exist_ok=True)
-        helpers.append(VendorProcess(ctx.spec, scratch))
+        helpers.append(ctx.new_vendor_process(scratch))
     pool = ThreadPoolExecutor(len(helpers), thread_name_prefix="lowering")
     try:
         others = [pool.submit(work, helper) for helper in helpers]
@@ -297,8 +298,8 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
     def compute() -> list[Any]:
         lowered = _lowering(ctx, keys)
         what = f"{len(keys)} operator case(s)" if len(keys) > 1 else corpus.case(keys[0]).describe()
-        result, log = ctx._call(
-            "execute", lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}", with_log=True
+        result, log = ctx.call(
+            EXECUTE, lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}", with_log=True
         )
         if "error" in result:
             tail = " | ".join(line for line in log.splitlines() if line.strip())[-600:]
@@ -308,7 +309,7 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
             )
         return unpack(result["outputs"])
 
-    return ctx._shared(("operators", "execute", keys), compute)
+    return ctx.shared(("operators", "execute", keys), compute)
 
 
 def _run_all(
@@ -429,7 +430,7 @@ def results(ctx: Context, execute: bool) -> list[CaseResult]:
             without = ctx.descriptor.operators[r.case.op].without
             r.excluded_by = tuple(t for t in without if t in r.case.traits or t == f"case:{r.case.name}")
     batches = _batches(plan)
-    lowered = ctx._shared(("operators", "lowered", tuple(out)), lambda: _lower_phase(ctx, batches))
+    lowered = ctx.shared(("operators", "lowered", tuple(out)), lambda: _lower_phase(ctx, batches))
     backend_id = ctx.descriptor.backend_id
     for key, record in lowered.items():
         r = out[key]
