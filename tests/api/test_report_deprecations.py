@@ -65,7 +65,7 @@ def test_the_field_is_typed():
     report["deprecations"] = "supported_ops lists ..."
     assert "field 'deprecations' is a string, not a list" in type_problems(report)
     report["deprecations"] = [3]
-    assert "field deprecations[0] is an integer, not a string" in type_problems(report)
+    assert "field 'deprecations[0]' is an integer, not a string" in type_problems(report)
 
 
 def test_a_report_with_deprecations_verifies_and_old_reports_still_do():
