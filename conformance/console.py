@@ -16,6 +16,7 @@ from typing import TextIO
 import pytest
 
 from conformance.outcomes import LABELS
+from conformance.result_tables import own_s, shared_s
 
 
 class Console:
@@ -47,9 +48,11 @@ class Console:
             if check_id in run.results and check_id not in self.done:
                 self.done.add(check_id)
                 result = run.results[check_id]
+                shared = shared_s(result)
                 line = (
                     f"[{len(self.done):>{len(str(total))}}/{total}] {check_id:<8} "
-                    f"{LABELS[result['outcome']]:<7} {result['duration_s']:6.1f} s"
+                    f"{LABELS[result['outcome']]:<7} {own_s(result) or 0.0:6.1f} s"
+                    + (f" (+{shared:.1f} s shared setup)" if shared >= 0.05 else "")
                 )
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
         for name in run.models or ():

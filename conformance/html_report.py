@@ -39,6 +39,7 @@ from conformance.result_tables import (
     Table,
     model_state,
     operator_summary,
+    shared_setup_line,
     with_cases,
 )
 
@@ -158,7 +159,9 @@ def _table(table: Table, rows: list, note: str = "") -> str:
 def _results_section(results: list) -> str:
     if not results:
         return '<p class="muted">The report holds no results.</p>'
-    return _table(CHECKS, results) + "".join(f'<p class="muted">{_e(line)}</p>' for line in not_checked_lines())
+    shared = shared_setup_line(results)
+    notes = ([shared] if shared else []) + not_checked_lines()
+    return _table(CHECKS, results) + "".join(f'<p class="muted">{_e(line)}</p>' for line in notes)
 
 
 #: The most case rows the page lists (those that did not pass; every case is in report.json).

@@ -351,9 +351,12 @@ class ConformanceRun:
         previous = self.results.get(check_id)
         if previous and previous["outcome"] != PASSED and outcome == PASSED:
             return  # a teardown pass does not undo a failed call
-        self.results[check_id] = self._result(check_id, outcome, reason, report.duration)
+        shared = sum(float(v) for k, v in report.user_properties if k == "shared_s")
+        self.results[check_id] = self._result(check_id, outcome, reason, report.duration, shared)
 
-    def _result(self, check_id: str, outcome: str, reason: str, duration: float) -> dict[str, Any]:
+    def _result(
+        self, check_id: str, outcome: str, reason: str, duration: float, shared: float = 0.0
+    ) -> dict[str, Any]:
         assert outcome in OUTCOMES, outcome
         c = self.checks[check_id]
         return {
@@ -365,6 +368,8 @@ class ConformanceRun:
             "outcome": outcome,
             "reason": reason,
             "duration_s": round(duration, 3),
+            # of duration_s, the shared setup (lowerings, samples, runtime loads) later checks reuse
+            "shared_s": round(min(shared, duration), 3),
         }
 
     def _collect_model(self, report: pytest.TestReport) -> None:

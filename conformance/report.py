@@ -280,6 +280,8 @@ class Result:
     outcome: str
     reason: str
     duration_s: float | None = None
+    #: of duration_s, the shared setup this check did first and later checks reuse (from suite 0.5.0)
+    shared_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     absent: frozenset[str] = frozenset()
 
@@ -289,7 +291,7 @@ class Result:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        optional = ("applies_if", "duration_s")
+        optional = ("applies_if", "duration_s", "shared_s")
         return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 

@@ -90,9 +90,36 @@ class Table:
 # --------------------------------------------------------------------------- checks
 
 
-def _duration(r: Any) -> str:
+def shared_s(r: Any) -> float:
+    """The shared setup a check did first (0.0 when the report does not say)."""
+    shared = get(r, "shared_s")
+    return float(shared) if _number(shared) and shared > 0 else 0.0
+
+
+def own_s(r: Any) -> float | None:
+    """A check's own time: its duration without the shared setup it did for later checks too."""
     d = get(r, "duration_s")
-    return f"{d:.1f}" if _number(d) else ""
+    return max(0.0, d - shared_s(r)) if _number(d) else None
+
+
+def _own(r: Any) -> str:
+    own = own_s(r)
+    return "" if own is None else f"{own:.1f}"
+
+
+def _shared(r: Any) -> str:
+    return f"{shared_s(r):.1f}" if shared_s(r) >= 0.05 else ""
+
+
+def shared_setup_line(results: Sequence[Any]) -> str | None:
+    """'shared setup: 120.5 s ...': the work done once and reused (the 'shared s' column), None when none."""
+    total = sum(shared_s(r) for r in results)
+    if total < 0.05:
+        return None
+    return (
+        f"shared setup: {total:.1f} s of lowerings, samples and runtime loads, each done once by the first "
+        "check that needed it and reused by later ones ('shared s'; 's' is each check's own time)"
+    )
 
 
 CHECKS = Table(
@@ -106,7 +133,8 @@ CHECKS = Table(
             lambda r: LABELS.get(get(r, "outcome"), _text(get(r, "outcome")) or "?"),
             state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),
         ),
-        Column("s", _duration, numeric=True),
+        Column("s", _own, numeric=True),
+        Column("shared s", _shared, numeric=True),
         Column("reason", lambda r: _text(get(r, "reason")), free=True),
     ),
     row_state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),

@@ -19,7 +19,14 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.registry import not_checked_lines
-from conformance.result_tables import CHECKS, MODELS, OPERATORS, operator_summary, with_cases
+from conformance.result_tables import (
+    CHECKS,
+    MODELS,
+    OPERATORS,
+    operator_summary,
+    shared_setup_line,
+    with_cases,
+)
 from conformance.table_text import render
 
 
@@ -59,6 +66,8 @@ def case_counts_line(rows: list[dict[str, Any]]) -> str | None:
 def summary_lines(report: dict[str, Any], width: int = 120) -> list[str]:
     """The tables, the clauses not checked and the verdict of ``report`` (a report.json object)."""
     lines = render(CHECKS, report["results"], width)
+    shared = shared_setup_line(report["results"])
+    lines += textwrap.wrap(shared, width, break_on_hyphens=False) if shared else []
     lines += not_checked_lines()
     if report.get("operators"):
         rows = report["operators"]

@@ -14,7 +14,7 @@ import pytest
 
 from conformance.models.architectures import MODELS
 from conformance.models.runner import measure, parse_models
-from conformance.result_tables import MODELS
+from conformance.result_tables import MODELS as MODEL_TABLE
 from conformance.table_text import render
 from conformance.operators.corpus import cases
 
@@ -123,7 +123,7 @@ def test_measure_and_table():
         "reason": "",
         "cpu_ops": {"aten::mean.dim": 2, "aten::bmm": 1},
     }
-    _head, line = render(MODELS, [row])
+    _head, line = render(MODEL_TABLE, [row])
     assert line.split() == [
         "m5",
         "family",

@@ -153,3 +153,16 @@ def test_lists_of_checks_name_the_clauses_no_check_tests():
     data = json.loads(CERTIFIED.read_text())
     assert any("C-PKG-4" in line for line in summary_lines(data))
     assert "not checked by the suite: C-PKG-4" in render_page(data)
+
+
+def test_shared_setup_is_its_own_column_and_total(report):
+    """A check's own time leaves out the shared setup it did first (results[].shared_s, suite 0.5.0)."""
+    results = copy.deepcopy(report["results"])
+    results[4].update(duration_s=14.2, shared_s=13.9)  # AOT-5: a lowering in a new process, shared
+    cells = dict(zip(CHECKS.headers, CHECKS.cells(results[4])))
+    assert (cells["s"], cells["shared s"]) == ("0.3", "13.9")
+    assert CHECKS.cells(results[0])[CHECKS.headers.index("shared s")] == ""  # none: the 0.5.0 fixture
+    text = summary_lines({**report, "results": results}, 120)
+    assert any(line.startswith("shared setup: 13.9 s of lowerings") for line in text), text
+    results[4]["shared_s"] = 99.0  # never more than the check's time
+    assert CHECKS.cells(results[4])[CHECKS.headers.index("s")] == "0.0"
