@@ -238,7 +238,6 @@ class UsageError(ValueError):
 
 def _list(args: argparse.Namespace) -> int:
     from conformance.checks import all_checks
-
     from conformance.registry import not_checked_lines
 
     for c in all_checks():

@@ -152,8 +152,12 @@ def _table(table: Table, rows: list, note: str = "") -> str:
                 attrs += f' title="{_e(hint)}"'
             content = f"<code>{_e(text)}</code>" if i == 0 else _e(text)
             cells.append(f"<td{attrs}>{content}</td>")
-        body.append(f'<tr class="{"failing" if state == BAD_STATE else ""}" data-state="{state}">{"".join(cells)}</tr>')
-    return f'{note}<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        body.append(
+            f'<tr class="{"failing" if state == BAD_STATE else ""}" data-state="{state}">{"".join(cells)}</tr>'
+        )
+    return (
+        f'{note}<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
 
 
 def _results_section(results: list) -> str:

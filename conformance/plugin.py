@@ -26,12 +26,10 @@ from conformance.outcomes import (
     ERROR,
     EXPECTED_FAILURE,
     FAILED,
-    LABELS,
     NOT_APPLICABLE,
     NOT_RUN,
     OUTCOMES,
     PASSED,
-    TIMED_OUT,
     UNEXPECTED_PASS,
 )
 from conformance.registry import AREAS
@@ -351,7 +349,7 @@ class ConformanceRun:
         previous = self.results.get(check_id)
         if previous and previous["outcome"] != PASSED and outcome == PASSED:
             return  # a teardown pass does not undo a failed call
-        shared = sum(float(v) for k, v in report.user_properties if k == "shared_s")
+        shared = sum(float(str(v)) for k, v in report.user_properties if k == "shared_s")
         self.results[check_id] = self._result(check_id, outcome, reason, report.duration, shared)
 
     def _result(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
-from conformance.report_schema import kind_of, structure_problems  # noqa: F401  (kind_of re-exported)
+from conformance.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
 #: The ``schema`` field of every report.
@@ -172,7 +172,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
 # --------------------------------------------------------------------------- the typed report
 
 
-def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VERSION) -> list[str]:
+def type_problems(report: dict[str, Any], schema_version: int | None = REPORT_SCHEMA_VERSION) -> list[str]:
     """'field X is Y, not Z' for each field of ``report`` (a dict) that is missing or of the wrong type:
     the report's JSON Schema (conformance/schemas/report.schema.json) as ``schema_version`` requires it."""
     return structure_problems(report, schema_version)

@@ -206,14 +206,13 @@ def operator_summary(rows: Sequence[Any]) -> str:
         parts.append(f"{states.count(BAD_STATE)} fail")
     if states.count(NA):
         parts.append(f"{states.count(NA)} were not fully run (OPS-2 did not run all their delegated cases)")
-    text = f"{len(rows)} declared operator and dtype pairs; of the {len(shown)} with corpus cases, " + ", ".join(
-        parts
+    text = (
+        f"{len(rows)} declared operator and dtype pairs; of the {len(shown)} with corpus cases, "
+        + ", ".join(parts)
     )
     none = without_cases(rows)
     if none:
-        text += (
-            f". No corpus case for {len(none)}, not shown: {', '.join(none)} (OPS-1's reason says why)"
-        )
+        text += f". No corpus case for {len(none)}, not shown: {', '.join(none)} (OPS-1's reason says why)"
     return text + "."
 
 
@@ -247,8 +246,14 @@ MODELS = Table(
         Column("model", lambda m: _text(get(m, "model"))),
         Column("architecture", lambda m: _text(get(m, "family"))),
         Column("delegated nodes", _delegated_nodes, numeric=True),
-        Column("delegates", lambda m: "-" if get(m, "delegates") is None else _text(get(m, "delegates")), numeric=True),
-        Column("max error (of tol.)", lambda m: _of_tolerance(get(m, "max_abs_error"), get(m, "tolerance_used"))),
+        Column(
+            "delegates",
+            lambda m: "-" if get(m, "delegates") is None else _text(get(m, "delegates")),
+            numeric=True,
+        ),
+        Column(
+            "max error (of tol.)", lambda m: _of_tolerance(get(m, "max_abs_error"), get(m, "tolerance_used"))
+        ),
         Column("result", lambda m: _text(get(m, "result")), state=model_state),
         Column("on CPU / reason", _on_cpu_or_reason, free=True),
     ),

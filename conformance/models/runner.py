@@ -30,7 +30,6 @@ from conformance.vendor_worker import unpack
 TASK = "conformance.models.tasks:lower_model"
 
 
-
 def parse_models(text: str | None) -> tuple[str, ...] | None:
     """The models of ``--models`` / ``--et-models`` ('all' or comma-separated names), None when not given;
     ValueError naming an unknown one."""

@@ -142,7 +142,9 @@ def _uncovered(ctx: Context) -> list[str]:
         elif entry is None:
             by_reason.setdefault("not in the corpus", []).append(op)
         elif dtype not in entry.dtypes:
-            by_reason.setdefault("ATen does not define it, or the corpus lacks it", []).append(f"{op} {dtype}")
+            by_reason.setdefault("ATen does not define it, or the corpus lacks it", []).append(
+                f"{op} {dtype}"
+            )
     return [f"{', '.join(pairs)} ({why})" for why, pairs in by_reason.items()]
 
 

@@ -11,8 +11,8 @@ import warnings
 from pathlib import Path
 
 from conformance.descriptor import from_info, to_info
-from conformance.summary_text import verdict_lines
 from conformance.report import Report, build_report, seal, type_problems
+from conformance.summary_text import verdict_lines
 from conformance.verify import check_report
 from reference_backend.conformance import DESCRIPTOR
 

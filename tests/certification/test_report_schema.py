@@ -4,7 +4,6 @@ typed report (conformance/report.py) and to docs/report-schema.md."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import re
@@ -170,11 +169,11 @@ def test_the_docs_link_the_schema_and_list_its_top_level_fields(schema):
     text = SCHEMA_DOC.read_text()
     assert "conformance/schemas/report.schema.json" in text
     section = text.split("## Top-level fields", 1)[1].split("\n### ", 1)[0]
-    documented = set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, re.M))
+    documented = set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, re.MULTILINE))
     assert documented == set(schema["properties"]), sorted(documented ^ set(schema["properties"]))
     required = set(schema["required"]) | set(schema["allOf"][0]["then"]["required"])
     for field in required:
-        row = re.search(rf"^\| `{field}` \|[^|]*\| (yes[^|]*) \|", section, re.M)
+        row = re.search(rf"^\| `{field}` \|[^|]*\| (yes[^|]*) \|", section, re.MULTILINE)
         assert row, f"docs/report-schema.md does not say {field} is required"
 
 

@@ -33,7 +33,7 @@ def gitlint(tmp_path: Path, message: str) -> subprocess.CompletedProcess:
 def contributing_example() -> str:
     text = (REPO / "CONTRIBUTING.md").read_text()
     section = text.split("## Commits", 1)[1]
-    return re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    return re.search(r"```text\n(.*?)```", section, re.DOTALL).group(1)
 
 
 def test_the_example_of_contributing_passes(tmp_path):

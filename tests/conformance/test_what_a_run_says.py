@@ -31,7 +31,9 @@ def test_a_passing_check_reads_as_a_pass(run):
     results = results_by_id(report)
     assert all(r["outcome"] == "passed" for r in results.values()), results
     dyn2 = results["DYN-2"]["reason"]
-    assert dyn2.startswith("as required, every size above a bound was refused with an error or computed right")
+    assert dyn2.startswith(
+        "as required, every size above a bound was refused with an error or computed right"
+    )
     assert re.search(r"refused, method->execute\(\) returned error 0x12", dyn2), dyn2
     for r in results.values():
         assert not re.search(r"\bfail(ed|s|ure)?\b", r["reason"]), (r["id"], r["reason"])

@@ -14,9 +14,9 @@ import pytest
 
 from conformance.models.architectures import MODELS
 from conformance.models.runner import measure, parse_models
+from conformance.operators.corpus import cases
 from conformance.result_tables import MODELS as MODEL_TABLE
 from conformance.table_text import render
-from conformance.operators.corpus import cases
 
 HERE = Path(__file__).parent
 

@@ -11,13 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_report_page import Dom
 
 from conformance.html_report import render_page
 from conformance.result_tables import CHECKS, MODELS, OPERATORS, TABLES, operator_state, with_cases
 from conformance.summary_text import summary_lines
 from conformance.table_text import markdown, render
-
-from test_report_page import Dom
 
 REPO = Path(__file__).resolve().parents[2]
 CERTIFIED = REPO / "tests" / "certification" / "data" / "reference-certify-0.5.0.json"
@@ -47,7 +46,7 @@ def report() -> dict:
 def _html_tables(markup: str) -> dict[str, list[list[str]]]:
     """Each table of the page by id: its header row, then its body rows, as cell texts."""
     tables = {}
-    for table_id, body in re.findall(r'<table id="([^"]+)">(.*?)</table>', markup, re.S):
+    for table_id, body in re.findall(r'<table id="([^"]+)">(.*?)</table>', markup, re.DOTALL):
         tables[table_id] = Dom(f"<table>{body}</table>").rows
     return tables
 
