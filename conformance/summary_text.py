@@ -79,3 +79,34 @@ def summary_lines(report: dict[str, Any], width: int = 120) -> list[str]:
         lines += ["", "models (report-only, not counted for the verdict):"]
         lines += render(MODELS, report["models"], width)
     return lines + [""] + verdict_lines(report)
+
+
+def markdown_summary(report: dict[str, Any]) -> str:
+    """The run as Markdown (a CI job summary: ``page --markdown``): the verdict, the same tables as the
+    terminal's and the page's, the shared setup and the clauses not checked. Never raises on a report of
+    the wrong shape (the cells of ``result_tables`` do not)."""
+    from conformance.result_tables import get
+    from conformance.table_text import markdown
+
+    backend = get(report, "backend", {})
+    results = [r for r in get(report, "results", []) or [] if isinstance(r, dict)]
+    lines = [
+        f"## executorch conformance: {get(backend, 'id', '?')} {get(backend, 'version', '')}".rstrip(),
+        "",
+        f"**verdict: {str(get(report, 'verdict', 'no verdict')).upper()}** ({get(report, 'mode', '?')} mode)",
+    ]
+    lines += [f"- {x}" for x in get(report, "verdict_reasons", []) or []]
+    lines += [f"- warning: {x}" for x in get(report, "warnings", []) or []]
+    lines += ["", *markdown(CHECKS, results), ""]
+    shared = shared_setup_line(results)
+    lines += [shared, ""] if shared else []
+    lines += [f"{line}  " for line in not_checked_lines()]
+    operators = [o for o in get(report, "operators", []) or [] if isinstance(o, dict)]
+    if operators:
+        lines += ["", "### Operators", "", operator_summary(operators), ""]
+        lines += markdown(OPERATORS, with_cases(operators))
+    models = [m for m in get(report, "models", []) or [] if isinstance(m, dict)]
+    if models:
+        lines += ["", "### Models (report-only, not counted for the verdict)", ""]
+        lines += markdown(MODELS, models)
+    return "\n".join(lines) + "\n"

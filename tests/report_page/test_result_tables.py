@@ -165,3 +165,30 @@ def test_shared_setup_is_its_own_column_and_total(report):
     assert any(line.startswith("shared setup: 13.9 s of lowerings") for line in text), text
     results[4]["shared_s"] = 99.0  # never more than the check's time
     assert CHECKS.cells(results[4])[CHECKS.headers.index("s")] == "0.0"
+
+
+def test_page_markdown_draws_the_same_tables(tmp_path):
+    """`page --markdown` (a CI job summary) writes the model's tables, and refuses what is not a report."""
+    out = tmp_path / "summary.md"
+    listed = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "page", str(CERTIFIED), "--markdown", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert listed.returncode == 0, listed.stderr
+    text = out.read_text()
+    data = json.loads(CERTIFIED.read_text())
+    assert "**verdict: CERTIFIED** (certify mode)" in text
+    for table, rows in ((CHECKS, data["results"]), (OPERATORS, with_cases(data["operators"]))):
+        assert "\n".join(markdown(table, rows)) in text
+    assert "not checked by the suite: C-PKG-4" in text
+    bad = tmp_path / "list.json"
+    bad.write_text("[]")
+    refused = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "page", str(bad), "--markdown", "--out", "-"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr and refused.stdout == ""
