@@ -48,8 +48,17 @@ def load_schema() -> dict[str, Any]:
     return json.loads(resources.files("conformance.schemas").joinpath(SCHEMA_FILE).read_text("utf-8"))
 
 
+def _bounds_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema's top-level size bounds (``maxItems``) alone: checked first, so that a report flooded
+    with items is refused at once instead of having each of them validated (jsonschema's cost grows with
+    every item)."""
+    bounded = {k: {"maxItems": v["maxItems"]} for k, v in schema["properties"].items() if "maxItems" in v}
+    return {"$schema": schema["$schema"], "properties": bounded}
+
+
 @functools.cache
-def _validator():
+def _validators():
+    """(the bounds validator, the full validator)."""
     import jsonschema
 
     base = jsonschema.Draft202012Validator
@@ -64,7 +73,8 @@ def _validator():
             ),
         }
     )
-    return jsonschema.validators.extend(base, type_checker=checker)(load_schema())
+    strict = jsonschema.validators.extend(base, type_checker=checker)
+    return strict(_bounds_schema(load_schema())), strict(load_schema())
 
 
 def _path(parts) -> str:
@@ -90,6 +100,11 @@ def _message(error) -> list[str]:
         if isinstance(value, float) and not math.isfinite(value):
             return [f"{_field(where)} is {value}, not a finite number"]
         return [f"{_field(where)} is {kind_of(value)}, not {' or '.join(_TYPE_NAMES[k] for k in kinds)}"]
+    if error.validator == "maxItems":
+        return [
+            f"{_field(where)} holds {len(error.instance)} items, more than the {error.validator_value} "
+            "a report can hold"
+        ]
     if error.validator == "minimum" and error.validator_value == 0:
         return [f"{_field(where)} is negative"]
     if "propertyNames" in error.schema_path:  # a key that is not one of the object's known keys
@@ -113,7 +128,9 @@ def structure_problems(report: Any, schema_version: int | None = None) -> list[s
     if schema_version is not None and isinstance(named, int) and not isinstance(named, bool):
         document = {**report, "schema_version": schema_version}
     problems: list[str] = []
-    for error in _validator().iter_errors(document):  # in the order of the schema's properties
+    bounds, full = _validators()
+    errors = list(bounds.iter_errors(document)) or full.iter_errors(document)
+    for error in errors:  # in the order of the schema's properties
         for line in _message(error):
             if line not in problems:
                 problems.append(line)
