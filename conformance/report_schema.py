@@ -101,10 +101,8 @@ def _message(error) -> list[str]:
             return [f"{_field(where)} is {value}, not a finite number"]
         return [f"{_field(where)} is {kind_of(value)}, not {' or '.join(_TYPE_NAMES[k] for k in kinds)}"]
     if error.validator == "maxItems":
-        return [
-            f"{_field(where)} holds {len(error.instance)} items, more than the {error.validator_value} "
-            "a report can hold"
-        ]
+        bound = error.validator_value
+        return [f"{_field(where)} holds {len(error.instance)} items, more than the {bound} a report can hold"]
     if error.validator == "minimum" and error.validator_value == 0:
         return [f"{_field(where)} is negative"]
     if "propertyNames" in error.schema_path:  # a key that is not one of the object's known keys
