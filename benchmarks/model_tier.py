@@ -31,7 +31,9 @@ def main() -> int:
 
     from conformance.context import Context
     from conformance.descriptor import load_descriptor
-    from conformance.models.runner import model_result, parse_models, render_models
+    from conformance.models.runner import model_result, parse_models
+    from conformance.result_tables import MODELS
+    from conformance.table_text import render
 
     names = parse_models(args.models) or ()
     descriptor = load_descriptor(args.backend)
@@ -53,7 +55,7 @@ def main() -> int:
             for row in rows:
                 print(f"  {row['model']:<14} {row['duration_s']:5.1f} s  {row['result']}")
         print()
-        for line in render_models(rows, 140):
+        for line in render(MODELS, rows, 140):
             print(line)
     finally:
         ctx.close()

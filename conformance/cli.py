@@ -203,9 +203,12 @@ class UsageError(ValueError):
 
 def _list(args: argparse.Namespace) -> int:
     from conformance.checks import all_checks
+    from conformance.registry import not_checked_lines
 
     for c in all_checks():
         print(f"{c.id:7} {c.clause:9} {c.level:6} {c.title}")
+    for line in not_checked_lines():
+        print(line)
     return 0
 
 

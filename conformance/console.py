@@ -16,6 +16,7 @@ from typing import TextIO
 import pytest
 
 from conformance.outcomes import LABELS
+from conformance.result_tables import own_s, shared_s
 
 
 class Console:
@@ -47,9 +48,11 @@ class Console:
             if check_id in run.results and check_id not in self.done:
                 self.done.add(check_id)
                 result = run.results[check_id]
+                shared = shared_s(result)
                 line = (
                     f"[{len(self.done):>{len(str(total))}}/{total}] {check_id:<8} "
-                    f"{LABELS[result['outcome']]:<7} {result['duration_s']:6.1f} s"
+                    f"{LABELS[result['outcome']]:<7} {own_s(result) or 0.0:6.1f} s"
+                    + (f" (+{shared:.1f} s shared setup)" if shared >= 0.05 else "")
                 )
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
         for name in run.models or ():
@@ -63,33 +66,16 @@ class Console:
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
 
     def summary(self, report: dict, report_path) -> None:
-        """The table and the verdict of a finished run."""
-        from conformance.plugin import render_operators, render_table, verdict_lines
+        """The tables and the verdict of a finished run (``summary_text``)."""
+        import shutil
+
+        from conformance.summary_text import summary_lines
 
         if self.live and self.done:
             self._write("\n")
         self._write(f"\nexecutorch conformance: {report['backend']['id']} {report['backend']['version']}\n")
-        width = 120
-        try:
-            import shutil
-
-            width = shutil.get_terminal_size((120, 24)).columns if self.live else 120
-        except OSError:
-            pass
-        for line in render_table(report["results"], width):
-            self._write(line + "\n")
-        if report.get("operators"):
-            self._write("\n")
-            for line in render_operators(report["operators"], width):
-                self._write(line + "\n")
-        if report.get("models"):
-            from conformance.models.runner import render_models
-
-            self._write("\nmodels (report-only, not counted for the verdict):\n")
-            for line in render_models(report["models"], width):
-                self._write(line + "\n")
-        self._write("\n")
-        for line in verdict_lines(report):
+        width = shutil.get_terminal_size((120, 24)).columns if self.live else 120
+        for line in summary_lines(report, width):
             self._write(line + "\n")
         self._write(f"report: {report_path}\n")
 

@@ -122,6 +122,7 @@ class Context:
         self._memo = Memo()
         self.current_check: str | None = None
         self._deadline = float("inf")
+        self._shared_depth = 0
         self._programs: dict[bytes, PteProgram] = {}
         #: the operators the OPS checks run (--et-ops), None for all declared
         self.operator_selection: frozenset[str] | None = None
@@ -214,15 +215,21 @@ class Context:
 
     def shared(self, key: Any, compute: Callable[[], Any]) -> Any:
         """The artifact ``key`` of the run, computed once by ``compute`` (a failure is kept too), with the
-        full timeout, its time not charged to the check that needed it first."""
+        full timeout, its time not charged to the check that needed it first: the check that computes it
+        records the time as ``shared_s`` (the report's ``results[].shared_s``), shown apart."""
 
         def timed() -> Any:
             started, deadline = time.monotonic(), self._deadline
             self._deadline = float("inf")
+            self._shared_depth += 1
             try:
                 return compute()
             finally:
-                self._deadline = deadline + (time.monotonic() - started)
+                self._shared_depth -= 1
+                spent = time.monotonic() - started
+                self._deadline = deadline + spent
+                if self._shared_depth == 0:  # an artifact made inside another is counted once, in it
+                    self.record("shared_s", f"{spent:.3f}")
 
         return self._memo.get(key, timed, self.current_check)
 

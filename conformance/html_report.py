@@ -8,10 +8,10 @@ still attempt, so opening it offline or from an artifact store shows the
 same page.
 
 The page shows, in this order: the verdict with its reasons and warnings,
-the count of each outcome, one row per check (outcome, clause, level,
-reason), the per-operator coverage when the report has an ``operators``
-section (a list of ``{op, dtype, cases, passed, delegated, worst_error,
-first_failure}``), runtime log excerpts when present (a result's ``log``,
+the count of each outcome, the tables of ``result_tables`` (the same
+columns, order and cells as the terminal's): one row per check, the
+per-operator coverage when the report has an ``operators`` section, the
+model tier's rows when it has ``models``; runtime log excerpts when present (a result's ``log``,
 the report's ``runtime_log``; a string or a list of lines), then the
 backend, its runtime libraries, the environment, the options and the
 content hash (and whether it still matches).
@@ -27,16 +27,24 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conformance.outcomes import BAD, EXPECTED_FAILURE, LABELS, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.outcomes import LABELS
+from conformance.registry import not_checked_lines
+from conformance.result_tables import (
+    BAD_STATE,
+    CHECKS,
+    MODELS,
+    OK,
+    OPERATORS,
+    OUTCOME_STATE,
+    Table,
+    model_state,
+    operator_summary,
+    shared_setup_line,
+    with_cases,
+)
 
-#: Outcome -> CSS class of its cell.
-OUTCOME_CLASS = {
-    **dict.fromkeys(BAD, "bad"),
-    PASSED: "ok",
-    NOT_APPLICABLE: "na",
-    EXPECTED_FAILURE: "warn",
-}
-assert set(OUTCOME_CLASS) == set(OUTCOMES)
+#: Outcome -> CSS class of its cell (the row states of result_tables).
+OUTCOME_CLASS = OUTCOME_STATE
 VERDICT_CLASS = {"certified": "ok", "conformant": "ok", "not conformant": "bad"}
 #: Longest log excerpt shown per entry (characters); the rest is cut with a note.
 MAX_LOG_CHARS = 20_000
@@ -127,38 +135,41 @@ def _hash_state(report: dict[str, Any]) -> str:
     )
 
 
-def _results_section(results: list) -> str:
-    rows = []
-    for r in results:
-        outcome = _get(r, "outcome")
-        cls = OUTCOME_CLASS.get(outcome, "na")
-        label = LABELS.get(outcome, outcome or "?")
-        duration = _get(r, "duration_s")
-        rows.append(
-            f'<tr class="{"failing" if cls == "bad" else ""}" id="check-{_e(_get(r, "id"))}">'
-            f"<td><code>{_e(_get(r, 'id'))}</code></td><td>{_e(_get(r, 'clause'))}</td>"
-            f"<td>{_e(_get(r, 'level'))}</td><td>{_e(_get(r, 'title'))}</td>"
-            f'<td class="{cls}" data-outcome="{_e(outcome)}">{_e(label)}</td>'
-            f"<td>{_e(_get(r, 'reason'))}</td>"
-            f'<td class="num">{_e(duration) if isinstance(duration, (int, float)) else ""}</td></tr>'
+def _table(table: Table, rows: list, note: str = "") -> str:
+    """``table`` (result_tables) as an HTML table: the same columns, order and cells as the terminal's."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in table.headers)
+    body = []
+    for row in rows:
+        state = table.row_state(row)
+        cells = []
+        for i, (column, text) in enumerate(zip(table.columns, table.cells(row))):
+            classes = " ".join(
+                x for x in ("num" if column.numeric else "", column.state(row) if column.state else "") if x
+            )
+            attrs = f' class="{classes}"' if classes else ""
+            hint = table.hint(row) if i == 0 else None
+            if hint:
+                attrs += f' title="{_e(hint)}"'
+            content = f"<code>{_e(text)}</code>" if i == 0 else _e(text)
+            cells.append(f"<td{attrs}>{content}</td>")
+        body.append(
+            f'<tr class="{"failing" if state == BAD_STATE else ""}" data-state="{state}">{"".join(cells)}</tr>'
         )
-    if not rows:
-        return '<p class="muted">The report holds no results.</p>'
     return (
-        '<table id="results"><thead><tr><th>check</th><th>clause</th><th>level</th><th>title</th>'
-        "<th>result</th><th>reason</th><th>s</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        f'{note}<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
+
+
+def _results_section(results: list) -> str:
+    if not results:
+        return '<p class="muted">The report holds no results.</p>'
+    shared = shared_setup_line(results)
+    notes = ([shared] if shared else []) + not_checked_lines()
+    return _table(CHECKS, results) + "".join(f'<p class="muted">{_e(line)}</p>' for line in notes)
 
 
 #: The most case rows the page lists (those that did not pass; every case is in report.json).
 CASE_ROWS = 500
-
-
-def _first_failing(o: Any) -> str:
-    failing = _get(o, "first_failing")
-    if isinstance(failing, dict):
-        return f"{_get(failing, 'case')}: {_get(failing, 'reason')}"
-    return "" if failing is None else str(failing)
 
 
 def _case_rows(operators: list) -> list[str]:
@@ -181,23 +192,10 @@ def _case_rows(operators: list) -> list[str]:
 def _operators_section(operators: Any) -> str:
     if not isinstance(operators, list):
         return ""
-    rows, full = [], 0
-    for o in operators:
-        cases, passed, excluded = _get(o, "cases"), _get(o, "passed"), _get(o, "excluded")
-        ok = isinstance(cases, int) and isinstance(passed, int) and _get(o, "first_failing") is None
-        ok = ok and passed == cases - (excluded if isinstance(excluded, int) else 0)
-        full += ok
-        cls = "ok" if ok else "bad"
-        worst = _get(o, "worst_error")
-        rows.append(
-            f'<tr class="{"" if ok else "failing"}"><td><code>{_e(_get(o, "op"))}</code></td>'
-            f'<td>{_e(_get(o, "dtype"))}</td><td class="num">{_e(cases)}</td>'
-            f'<td class="num {cls}">{_e(passed)}</td><td class="num">{_e(_get(o, "delegated"))}</td>'
-            f'<td class="num">{_e(f"{worst:.3g}" if isinstance(worst, float) else worst)}</td>'
-            f"<td>{_e(_first_failing(o))}</td></tr>"
-        )
-    head = f"<h2>Operators</h2><p>{len(operators)} operator and dtype pairs, {full} pass every case.</p>"
-    if not rows:
+    operators = [o for o in operators if isinstance(o, dict)]
+    head = f"<h2>Operators</h2><p>{_e(operator_summary(operators))}</p>"
+    shown = with_cases(operators)
+    if not shown:
         return f'<section id="operators">{head}</section>'
     cases = _case_rows(operators)
     listed = (
@@ -210,51 +208,26 @@ def _operators_section(operators: Any) -> str:
         if cases
         else ""
     )
-    return (
-        '<section id="operators">'
-        + head
-        + (
-            '<table id="operator-table"><thead><tr><th>operator</th><th>dtype</th><th>cases</th><th>passed</th>'
-            "<th>delegated</th><th>worst error</th><th>first failing case</th></tr></thead><tbody>"
-            + "".join(rows)
-            + "</tbody></table>"
-        )
-        + listed
-        + "</section>"
-    )
+    return '<section id="operators">' + head + _table(OPERATORS, shown) + listed + "</section>"
 
 
 def _models_section(models: Any) -> str:
     """The model tier's rows (report-only), when the report has a ``models`` section."""
     if not isinstance(models, list) or not models:
         return ""
-    rows, matched = [], 0
-    for m in models:
-        result = _get(m, "result")
-        ok = result == "matched"
-        matched += ok
-        share = _get(m, "delegated_fraction")
-        worst = _get(m, "max_abs_error")
-        cpu = _get(m, "cpu_ops")
-        on_cpu = ", ".join(f"{k} x{v}" for k, v in cpu.items()) if isinstance(cpu, dict) else ""
-        rows.append(
-            f'<tr class="{"" if ok else "failing"}"><td><code>{_e(_get(m, "model"))}</code></td>'
-            f"<td>{_e(_get(m, 'family'))}</td>"
-            f'<td class="num">{_e(_get(m, "delegated_nodes"))}/{_e(_get(m, "nodes"))}'
-            f"{_e(f' ({share:.0%})' if isinstance(share, float) else '')}</td>"
-            f'<td class="num">{_e(f"{worst:.3g}" if isinstance(worst, float) else worst)}</td>'
-            f'<td class="{"ok" if ok else "bad"}">{_e(result)}</td>'
-            f"<td>{_e(_get(m, 'reason') or on_cpu)}</td></tr>"
-        )
+    matched = sum(model_state(m) == OK for m in models)
     return (
         '<section id="models"><h2>Models (report-only)</h2>'
         f"<p>{len(models)} standard architectures, {matched} matched eager PyTorch; "
-        "they do not count for the verdict.</p>"
-        '<table id="model-table"><thead><tr><th>model</th><th>architecture</th><th>delegated nodes</th>'
-        "<th>max error</th><th>result</th><th>on CPU / reason</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table></section>"
+        "they do not count for the verdict.</p>" + _table(MODELS, models) + "</section>"
     )
+
+
+def _json_value(value: Any) -> str:
+    """An option's value as JSON writes it (``true``, ``null``, ``"a"``), never a Python repr."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _logs_section(report: dict[str, Any], results: list) -> str:
@@ -344,7 +317,9 @@ def render_page(report: dict[str, Any]) -> str:
                 ("command", _Html(f"<code>{_e(_get(report, 'command'))}</code>")),
                 (
                     "options",
-                    ", ".join(f"{k}={v}" for k, v in options.items()) if isinstance(options, dict) else "",
+                    _Html(_kv([(k, _json_value(v)) for k, v in options.items()]))
+                    if isinstance(options, dict)
+                    else "",
                 ),
                 (
                     "duration",

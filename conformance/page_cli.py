@@ -1,9 +1,11 @@
-"""``executorch-conformance page``: a run's report.json as one self-contained HTML page.
+"""``executorch-conformance page``: a run's report.json as one self-contained HTML page, or as Markdown.
 
-    executorch-conformance page REPORT [--out FILE]
+    executorch-conformance page REPORT [--out FILE] [--markdown]
 
 REPORT is a report.json; the page goes to FILE (default: report.html next
 to REPORT). The page needs nothing from the network (conformance/html_report.py).
+With ``--markdown``, the same tables as Markdown (default FILE: report.md; ``-``
+for standard output), for a CI job summary (``>> "$GITHUB_STEP_SUMMARY"``).
 
 Exit codes
   page: 0 written; 2 REPORT cannot be read or is not a report (one line), or FILE cannot be written.
@@ -38,9 +40,20 @@ def _page(args: argparse.Namespace) -> int:
             f"is not a report (no 'schema': {SCHEMA!r} with a 'results' list); "
             "give the report.json that executorch-conformance run wrote"
         )
-    out = Path(args.out) if args.out else Path(args.report).with_suffix(".html")
+    if args.markdown:
+        from conformance.summary_text import markdown_summary
+
+        text = markdown_summary(report)
+        if args.out == "-":
+            sys.stdout.write(text)
+            return EXIT_OK
+    out = Path(args.out) if args.out else Path(args.report).with_suffix(".md" if args.markdown else ".html")
     try:
-        path = write_page(report, out)
+        if args.markdown:
+            out.write_text(text, encoding="utf-8")
+            path = out
+        else:
+            path = write_page(report, out)
     except OSError as exc:
         print(f"executorch-conformance page: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -57,5 +70,8 @@ def add_subcommands(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     page.add_argument("report", help="the report.json of a run")
-    page.add_argument("--out", help="the HTML file to write (default: REPORT with .html)")
+    page.add_argument("--out", help="the file to write (default: REPORT with .html, or .md; '-': stdout)")
+    page.add_argument(
+        "--markdown", action="store_true", help="write the tables as Markdown (a CI job summary) instead"
+    )
     page.set_defaults(func=_page)

@@ -26,18 +26,17 @@ from conformance.outcomes import (
     ERROR,
     EXPECTED_FAILURE,
     FAILED,
-    LABELS,
     NOT_APPLICABLE,
     NOT_RUN,
     OUTCOMES,
     PASSED,
-    TIMED_OUT,
     UNEXPECTED_PASS,
     CheckFailed,
 )
 from conformance.remote_descriptor import Prepared, describe, from_info
 from conformance.report import build_report, write_report
 from conformance.run_options import OptionsError, RunOptions
+from conformance.summary_text import summary_lines
 from conformance.vendor_process import VendorProcess
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
@@ -347,9 +346,12 @@ class ConformanceRun:
         previous = self.results.get(check_id)
         if previous and previous["outcome"] != PASSED and outcome == PASSED:
             return  # a teardown pass does not undo a failed call
-        self.results[check_id] = self._result(check_id, outcome, reason, report.duration)
+        shared = sum(float(str(v)) for k, v in report.user_properties if k == "shared_s")
+        self.results[check_id] = self._result(check_id, outcome, reason, report.duration, shared)
 
-    def _result(self, check_id: str, outcome: str, reason: str, duration: float) -> dict[str, Any]:
+    def _result(
+        self, check_id: str, outcome: str, reason: str, duration: float, shared: float = 0.0
+    ) -> dict[str, Any]:
         assert outcome in OUTCOMES, outcome
         c = self.checks[check_id]
         return {
@@ -361,6 +363,8 @@ class ConformanceRun:
             "outcome": outcome,
             "reason": reason,
             "duration_s": round(duration, 3),
+            # of duration_s, the shared setup (lowerings, samples, runtime loads) later checks reuse
+            "shared_s": round(min(shared, duration), 3),
         }
 
     def _collect_model(self, report: pytest.TestReport) -> None:
@@ -453,43 +457,11 @@ class ConformanceRun:
             return  # the CLI's console shows the table itself
         tr = terminalreporter
         tr.section(f"executorch conformance: {self.descriptor.backend_id} {self.descriptor.version}")
-        for line in render_table(self.report["results"], tr._tw.fullwidth):
-            tr.write_line(line)
-        if self.report.get("operators"):
-            tr.write_line("")
-            for line in render_operators(self.report["operators"], tr._tw.fullwidth):
-                tr.write_line(line)
-        if self.report.get("models"):
-            from conformance.models.runner import render_models
-
-            tr.write_line("")
-            for line in render_models(self.report["models"], tr._tw.fullwidth):
-                tr.write_line(line)
-        tr.write_line("")
-        for line in verdict_lines(self.report):
+        for line in summary_lines(self.report, tr._tw.fullwidth):
             tr.write_line(line)
         path = self.options.report
         if path:
             tr.write_line(f"report: {Path(path).resolve()}")
-
-
-def verdict_lines(report: dict[str, Any]) -> list[str]:
-    """The verdict line with the counts, then its reasons and warnings."""
-    s = report["summary"]
-    bad = s[FAILED] + s[ERROR] + s[CRASHED] + s[TIMED_OUT] + s[NOT_RUN]
-    lines = [
-        (
-            f"verdict: {report['verdict'].upper()} ({report['mode']} mode"
-            f"{', interrupted' if report['interrupted'] else ''}): "
-            f"{s[PASSED]} passed, {bad} failed ({s['crashed']} crashed, {s['timed_out']} timed out, "
-            f"{s[NOT_RUN]} not run), {s[NOT_APPLICABLE]} not applicable, "
-            f"{s[EXPECTED_FAILURE]} expected failures, {s[UNEXPECTED_PASS]} unexpected passes"
-        )
-    ]
-    lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
-    lines += [f"  - warning: {warning}" for warning in report["warnings"]]
-    lines += [f"  - deprecated: {text}" for text in report.get("deprecations", ())]
-    return lines
 
 
 #: Where the plugins a certify run may load come from: pytest itself, the suite, pytest-xdist.
@@ -552,51 +524,6 @@ def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
         raise pytest.UsageError(str(exc)) from None
 
 
-def render_operators(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
-    """The per-operator table: one row per operator and dtype, failing rows with their first case."""
-
-    def worst(row):
-        if row.get("worst_error") is None:
-            return "-"
-        used = row["tolerance_used"] or 0.0
-        return (
-            f"{row['worst_error']:.2g} ({used:.0%})"
-            if used <= 1
-            else f"{row['worst_error']:.2g} ({used:.2g}x)"
-        )
-
-    table = [("operator", "dtype", "cases", "delegated", "passed", "worst (of tol.)", "first failing case")]
-    for row in rows:
-        failing = row.get("first_failing")
-        text = f"{failing['case']}: {failing['reason']}" if failing else ""
-        table.append(
-            (
-                row["op"],
-                row["dtype"],
-                str(row["cases"]),
-                str(row["delegated"]),
-                f"{row['passed']}/{row['ran']}",
-                worst(row),
-                text,
-            )
-        )
-    widths = [max(len(r[i]) for r in table) for i in range(6)]
-    lines = []
-    for r in table:
-        head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
-        room = max(20, width - len(head) - 2)
-        tail = r[6] if len(r[6]) <= room else r[6][: room - 1] + "…"
-        lines.append(f"{head}  {tail}".rstrip())
-    counts: dict[str, int] = {}
-    for row in rows:
-        for case in row.get("case_results") or ():
-            counts[case["outcome"]] = counts.get(case["outcome"], 0) + 1
-    if counts:
-        from conformance.operators.case_outcomes import CASE_OUTCOMES
-
-        told = ", ".join(f"{counts[o]} {o.replace('_', ' ')}" for o in CASE_OUTCOMES if o in counts)
-        lines.append(f"cases: {told} (each case: report.json case_results, junit-operators.xml)")
-    return lines
 
 
 def _check_id_of(nodeid: str) -> str | None:
@@ -609,24 +536,3 @@ def _check_id_of(nodeid: str) -> str | None:
 def _workers(config: pytest.Config) -> int:
     n = getattr(config.option, "numprocesses", None)
     return int(n) if isinstance(n, int) and n > 0 else 1
-
-
-def render_table(results: list[dict[str, Any]], width: int = 110) -> list[str]:
-    """The results as aligned rows (check, clause, level, result, reason); long reasons wrap under the
-    reason column instead of being cut."""
-    import textwrap
-
-    rows = [("check", "clause", "level", "result", "reason")]
-    rows += [
-        (r["id"], r["clause"], r["level"], LABELS[r["outcome"]], r["reason"].replace("\n", " "))
-        for r in results
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = []
-    for row in rows:
-        head = "  ".join(cell.ljust(w) for cell, w in zip(row, widths))
-        room = max(30, width - len(head) - 2)
-        wrapped = textwrap.wrap(row[4], room, break_long_words=True, break_on_hyphens=False) or [""]
-        lines.append(f"{head}  {wrapped[0]}".rstrip())
-        lines += [" " * (len(head) + 2) + more for more in wrapped[1:]]
-    return lines

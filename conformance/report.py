@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import os
 import re
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, ClassVar
 
 from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
 #: The ``schema`` field of every report.
@@ -161,171 +161,10 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
 # --------------------------------------------------------------------------- the typed report
 
 
-def kind_of(value: Any) -> str:
-    """'an object', 'a list', 'a string', ... for a JSON value."""
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-class _Types:
-    """Collects 'FIELD is X, not Y' problems."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def want(self, obj: dict, key: str, where: str, *kinds: str, required: bool = True) -> bool:
-        path = f"{where}.{key}" if where else key
-        if key not in obj:
-            if required:
-                self.problems.append(f"field {path!r} is missing")
-            return False
-        value = obj[key]
-        if not any(_is(value, k) for k in kinds):
-            self.problems.append(
-                f"field {path!r} is {kind_of(value)}, not {' or '.join(_NAMES[k] for k in kinds)}"
-            )
-            return False
-        return True
-
-    def want_list_of(self, obj: dict, key: str, where: str, item: str, required: bool = True) -> bool:
-        if not self.want(obj, key, where, "list", required=required):
-            return False
-        path = f"{where}.{key}" if where else key
-        for i, value in enumerate(obj[key]):
-            if not _is(value, item):
-                self.problems.append(f"field {path}[{i}] is {kind_of(value)}, not {_NAMES[item]}")
-                return False
-        return True
-
-
-_NAMES = {
-    "str": "a string",
-    "int": "an integer",
-    "num": "a number",
-    "bool": "a boolean",
-    "dict": "an object",
-    "list": "a list",
-    "null": "null",
-}
-
-
-def _is(value: Any, kind: str) -> bool:
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "num":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if kind == "null":
-        return value is None
-    return isinstance(value, {"str": str, "bool": bool, "dict": dict, "list": list}[kind])
-
-
-def _case_types(t: _Types, case: dict[str, Any], where: str) -> None:
-    """The types of one ``operators[].case_results[]`` row (conformance/operators/case_outcomes.py)."""
-    for key in ("key", "case", "outcome"):
-        t.want(case, key, where, "str")
-    t.want(case, "reason", where, "str", "null")
-    for key in ("excluded", "delegated", "ran"):
-        t.want(case, key, where, "bool")
-    for key in ("worst_error", "tolerance_used"):
-        if t.want(case, key, where, "num", "null") and case[key] is not None and case[key] < 0:
-            t.problems.append(f"field '{where}.{key}' is negative")
-
-
-def type_problems(report: dict[str, Any], schema_version: int = REPORT_SCHEMA_VERSION) -> list[str]:
-    """'field X is Y, not Z' for each field of ``report`` (a dict) that is missing or of the wrong type."""
-    t = _Types()
-    for key in ("schema", "suite_version", "created", "command", "mode", "verdict", "content_sha256"):
-        t.want(report, key, "", "str")
-    t.want(report, "schema_version", "", "int")
-    t.want(report, "certified", "", "bool")
-    t.want(report, "duration_s", "", "num", required=False)
-    t.want_list_of(report, "verdict_reasons", "", "str", required=False)
-    t.want_list_of(report, "warnings", "", "str", required=False)
-    t.want_list_of(report, "deprecations", "", "str", required=False)
-    if t.want(report, "environment", "", "dict"):
-        for key in ("executorch", "torch", "python", "platform", "machine"):
-            t.want(report["environment"], key, "environment", "str", "null", required=False)
-    if t.want(report, "backend", "", "dict"):
-        backend = report["backend"]
-        for key in ("id", "distribution", "version"):
-            t.want(backend, key, "backend", "str")
-        t.want(backend, "installed_version", "backend", "str", "null", required=False)
-        t.want_list_of(backend, "capabilities", "backend", "str", required=False)
-        if t.want_list_of(backend, "runtime_libraries", "backend", "dict", required=schema_version >= 2):
-            for i, lib in enumerate(backend["runtime_libraries"]):
-                t.want(lib, "path", f"backend.runtime_libraries[{i}]", "str")
-                where = f"backend.runtime_libraries[{i}]"
-                if (
-                    t.want(lib, "sha256", where, "str", "null")
-                    and isinstance(lib["sha256"], str)
-                    and not _SHA256.fullmatch(lib["sha256"])
-                ):
-                    t.problems.append(f"field '{where}.sha256' is not a SHA-256 (64 lowercase hex digits)")
-                t.want(lib, "error", where, "str", required=False)
-    if t.want(report, "summary", "", "dict"):
-        for key, value in report["summary"].items():
-            if key not in (*OUTCOMES, "total"):
-                t.problems.append(f"field 'summary.{key}' is not an outcome or 'total'")
-            elif not _is(value, "int"):
-                t.problems.append(f"field 'summary.{key}' is {kind_of(value)}, not an integer")
-        if "total" not in report["summary"]:
-            t.problems.append("field 'summary.total' is missing")
-    if t.want_list_of(report, "results", "", "dict"):
-        for i, r in enumerate(report["results"]):
-            where = f"results[{i}]"
-            for key in ("id", "clause", "level", "title", "outcome", "reason"):
-                t.want(r, key, where, "str")
-            t.want(r, "applies_if", where, "str", "null", required=schema_version >= 2)
-            t.want(r, "duration_s", where, "num", "null", required=False)
-    if t.want_list_of(report, "operators", "", "dict", required=False):
-        for i, row in enumerate(report["operators"]):
-            where = f"operators[{i}]"
-            for key in ("op", "dtype"):
-                t.want(row, key, where, "str")
-            for key in ("cases", "excluded", "delegated", "ran", "passed"):
-                if t.want(row, key, where, "int") and row[key] < 0:
-                    t.problems.append(f"field '{where}.{key}' is negative")
-            for key in ("worst_error", "tolerance_used"):
-                if t.want(row, key, where, "num", "null") and row[key] is not None and row[key] < 0:
-                    t.problems.append(f"field '{where}.{key}' is negative")
-            if t.want(row, "first_failing", where, "dict", "null") and row["first_failing"] is not None:
-                for key in ("case", "reason"):
-                    t.want(row["first_failing"], key, f"{where}.first_failing", "str")
-            if t.want_list_of(row, "case_results", where, "dict", required=schema_version >= 3):
-                for j, case in enumerate(row["case_results"]):
-                    _case_types(t, case, f"{where}.case_results[{j}]")
-    if t.want(report, "target", "", "dict", required=False):
-        t.want(report["target"], "url", "target", "str")
-    if t.want_list_of(report, "models", "", "dict", required=False):
-        for i, row in enumerate(report["models"]):
-            t.want(row, "name", f"models[{i}]", "str")
-    if schema_version >= 2:
-        t.want_list_of(report, "selected", "", "str")
-        if "interrupted" in report:
-            t.want(report, "interrupted", "", "bool")
-        if t.want(report, "options", "", "dict"):
-            options = report["options"]
-            t.want(options, "backend", "options", "str")
-            t.want(options, "expectations", "options", "str", "null")
-            t.want(options, "certify", "options", "bool")
-            if "checks" in options and _is(options["checks"], "list"):
-                t.want_list_of(options, "checks", "options", "str")
-            else:
-                t.want(options, "checks", "options", "str", "null")
-            t.want(options, "timeout", "options", "num", "null")
-            t.want(options, "workers", "options", "int")
-            t.want(options, "target", "options", "str", required=False)
-    return t.problems
-
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+def type_problems(report: dict[str, Any], schema_version: int | None = REPORT_SCHEMA_VERSION) -> list[str]:
+    """'field X is Y, not Z' for each field of ``report`` (a dict) that is missing or of the wrong type:
+    the report's JSON Schema (conformance/schemas/report.schema.json) as ``schema_version`` requires it."""
+    return structure_problems(report, schema_version)
 
 
 class ReportTypeError(ValueError):
@@ -430,6 +269,8 @@ class Result:
     outcome: str
     reason: str
     duration_s: float | None = None
+    #: of duration_s, the shared setup this check did first and later checks reuse (from suite 0.5.0)
+    shared_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     absent: frozenset[str] = frozenset()
 
@@ -439,7 +280,7 @@ class Result:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        optional = ("applies_if", "duration_s")
+        optional = ("applies_if", "duration_s", "shared_s")
         return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 
@@ -586,7 +427,8 @@ class Report:
             raise ReportTypeError([f"holds a JSON {kind_of(d).split()[-1]}, not a report object"])
         if schema_version is None:
             named = d.get("schema_version")
-            schema_version = named if isinstance(named, int) and _is(named, "int") else REPORT_SCHEMA_VERSION
+            is_int = isinstance(named, int) and not isinstance(named, bool)
+            schema_version = named if is_int else REPORT_SCHEMA_VERSION
         problems = type_problems(d, schema_version)
         if problems:
             raise ReportTypeError(problems)

@@ -14,16 +14,21 @@ from typing import Any
 
 from conformance.context import Context
 from conformance.models.architectures import MODELS, StandardModel
+from conformance.models.results import (  # noqa: F401  (the values of a row's result, used here and re-exported)
+    ERROR,
+    LOWERING_FAILED,
+    MATCHED,
+    MISMATCH,
+    NOT_DELEGATED,
+    NOT_RUN,
+    RESULTS,
+    RUN_FAILED,
+)
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.task_registry import LOWER_MODEL
 from conformance.vendor_records import unpack
 
 TASK = LOWER_MODEL
-
-#: The values of a row's ``result``.
-MATCHED, MISMATCH, NOT_DELEGATED = "matched", "mismatch", "not_delegated"
-LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR = "lowering_failed", "run_failed", "not_run", "error"
-RESULTS = (MATCHED, MISMATCH, NOT_DELEGATED, LOWERING_FAILED, RUN_FAILED, NOT_RUN, ERROR)
 
 
 def parse_models(text: str | None, flag: str = "--models") -> tuple[str, ...] | None:
@@ -144,48 +149,3 @@ def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
     row["max_abs_error"] = worst if math.isfinite(worst) else None
     row["tolerance_used"] = round(used, 4) if math.isfinite(used) else None
     row["result"], row["reason"] = (MISMATCH, problem) if problem else (MATCHED, "")
-
-
-def render_models(rows: list[dict[str, Any]], width: int = 110) -> list[str]:
-    """The model table: delegated nodes, delegates, the worst error, the result and what stayed on CPU."""
-
-    def delegated(row: dict[str, Any]) -> str:
-        if row["nodes"] is None:
-            return "-"
-        return f"{row['delegated_nodes']}/{row['nodes']} ({row['delegated_fraction']:.0%})"
-
-    def error(row: dict[str, Any]) -> str:
-        if row["max_abs_error"] is None:
-            return "-"
-        used = row["tolerance_used"] or 0.0
-        return (
-            f"{row['max_abs_error']:.2g} ({used:.2%})"
-            if used <= 1
-            else f"{row['max_abs_error']:.2g} ({used:.3g}x)"
-        )
-
-    table = [("model", "delegated nodes", "delegates", "max error (of tol.)", "result", "on CPU / reason")]
-    for row in rows:
-        if row["result"] in (MATCHED, NOT_DELEGATED) or not row["reason"]:
-            by_count = sorted(row["cpu_ops"].items(), key=lambda kv: (-kv[1], kv[0]))  # JSON sorts the keys
-            tail = ", ".join(f"{op.removeprefix('aten::')} x{n}" for op, n in by_count)
-        else:
-            tail = row["reason"]
-        table.append(
-            (
-                row["model"],
-                delegated(row),
-                "-" if row["delegates"] is None else str(row["delegates"]),
-                error(row),
-                row["result"],
-                tail.replace("\n", " ") or "-",
-            )
-        )
-    widths = [max(len(r[i]) for r in table) for i in range(5)]
-    lines = []
-    for r in table:
-        head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
-        room = max(20, width - len(head) - 2)
-        tail = r[5] if len(r[5]) <= room else r[5][: room - 1] + "…"
-        lines.append(f"{head}  {tail}".rstrip())
-    return lines

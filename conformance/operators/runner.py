@@ -132,19 +132,21 @@ def selected_pairs(ctx: Context) -> list[tuple[str, str]]:
 
 
 def _uncovered(ctx: Context) -> list[str]:
-    """Declared pairs the corpus has no cases for, as 'op dtype' with the reason."""
-    out = []
+    """Declared pairs the corpus has no cases for, as 'op dtype' with the reason; pairs of one reason are
+    named together before it, so that the reason is said once."""
+    by_reason: dict[str, list[str]] = {}
     for op, dtype in selected_pairs(ctx):
         entry = corpus.operators().get(op)
         if entry is None and op.startswith("quantized_decomposed::"):
-            out.append(
-                f"{op} (quantize/dequantize: the quantized cases of quantize_per_tensor and the QNT checks exercise it)"
-            )
+            why = "quantize/dequantize: the quantized cases of quantize_per_tensor and the QNT checks exercise them"
+            by_reason.setdefault(why, []).append(op)
         elif entry is None:
-            out.append(f"{op} (not in the corpus)")
+            by_reason.setdefault("not in the corpus", []).append(op)
         elif dtype not in entry.dtypes:
-            out.append(f"{op} {dtype} (ATen does not define it, or the corpus lacks it)")
-    return out
+            by_reason.setdefault("ATen does not define it, or the corpus lacks it", []).append(
+                f"{op} {dtype}"
+            )
+    return [f"{', '.join(pairs)} ({why})" for why, pairs in by_reason.items()]
 
 
 def planned(ctx: Context) -> list[tuple[Case, bool]]:

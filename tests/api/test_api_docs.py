@@ -28,12 +28,16 @@ def _table(text: str, header: str) -> dict[str, str]:
 
 
 def test_the_descriptor_table_lists_every_field_in_order():
-    rows = _table((DOCS / "certification.md").read_text(), "| field | meaning | used by |")
+    rows = _table(
+        (DOCS / "certification.md").read_text(), "| field | required (default) | meaning | used by |"
+    )
     assert list(rows) == [f.name for f in dataclasses.fields(BackendDescriptor)]
 
 
 def test_each_support_class_row_names_every_field_of_its_class():
-    rows = _table((DOCS / "certification.md").read_text(), "| field | meaning | used by |")
+    rows = _table(
+        (DOCS / "certification.md").read_text(), "| field | required (default) | meaning | used by |"
+    )
     kinds = {f.name: f.type for f in dataclasses.fields(BackendDescriptor)}
     for name in CAPABILITY_ABSENT:
         cls = next(c for c in BackendDescriptor.__annotations__[name].split(" | ") if c != "None")
@@ -42,7 +46,7 @@ def test_each_support_class_row_names_every_field_of_its_class():
         assert f"`{cls}(" in row, f"the {name} row does not show {cls}(...)"
         for field in dataclasses.fields(support):
             assert re.search(rf"\b{field.name}\b", row), f"the {name} row does not name {cls}.{field.name}"
-        assert "optional" in row and f"`{name}` capability" in row, kinds[name]
+        assert "| no: `None`; conditional" in row and f"`{name}` capability" in row, kinds[name]
     for field in dataclasses.fields(SampleModel):
         assert field.name in rows["sample_models"], f"the sample_models row does not name {field.name}"
     for field in dataclasses.fields(OperatorDeclaration):

@@ -11,8 +11,8 @@ import warnings
 from pathlib import Path
 
 from conformance.descriptor import from_info, to_info
-from conformance.plugin import verdict_lines
 from conformance.report import Report, build_report, seal, type_problems
+from conformance.summary_text import verdict_lines
 from conformance.verify import check_report
 from reference_backend.conformance import DESCRIPTOR
 
@@ -65,7 +65,7 @@ def test_the_field_is_typed():
     report["deprecations"] = "supported_ops lists ..."
     assert "field 'deprecations' is a string, not a list" in type_problems(report)
     report["deprecations"] = [3]
-    assert "field deprecations[0] is an integer, not a string" in type_problems(report)
+    assert "field 'deprecations[0]' is an integer, not a string" in type_problems(report)
 
 
 def test_a_report_with_deprecations_verifies_and_old_reports_still_do():

@@ -261,7 +261,10 @@ def test_the_terminal_shows_progress_and_the_table_only(certified):
     total = len(all_checks())
     assert len(progress) == total, progress
     assert all(
-        re.match(rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+(PASS|N/A)\s+[\d.]+ s$", line) for line in progress
+        re.match(
+            rf"\[\s*\d+/{total}\] [A-Z]+-\d+\s+(PASS|N/A)\s+[\d.]+ s( \(\+[\d.]+ s shared setup\))?$", line
+        )
+        for line in progress
     ), progress
     after = [line for line in lines[start + 1 :] if line.strip()]
     assert after[0].split()[:3] == ["check", "clause", "level"]

@@ -210,11 +210,14 @@ def test_page_holds_verdict_results_operators_logs_and_environment():
     assert "RT-3 failed" in dom.by_id["verdict-reasons"]
     rows = {r[0]: r for r in dom.rows if r and r[0] in {c.id for c in all_checks()}}
     assert set(rows) == {c.id for c in all_checks()}
-    assert rows["RT-3"][4] == "FAIL" and "<script>alert(1)</script> & more" in rows["RT-3"][5]
-    assert rows["AOT-1"][4] == "PASS"
+    assert rows["RT-3"][3] == "FAIL" and "<script>alert(1)</script> & more" in rows["RT-3"][-1]
+    assert rows["AOT-1"][3] == "PASS"
     ops = {r[0]: r for r in dom.rows if r and r[0].startswith("aten::") and len(r) == 7}
-    assert ops["aten::mm"][1:4] == ["float16", "8", "5"] and "output differs" in ops["aten::mm"][6]
-    assert "2 operator and dtype pairs, 1 pass every case" in markup
+    assert ops["aten::mm"][1:5] == ["float16", "8", "8", "5/6"] and "output differs" in ops["aten::mm"][6]
+    assert (
+        "2 declared operator and dtype pairs; of the 2 with corpus cases, 1 pass every delegated case, 1 fail."
+        in markup
+    )
     cases = [r for r in dom.rows if r and r[0] == "aten::mm" and len(r) == 5]
     assert [r[2:4] for r in cases] == [["empty_k", "failed_numerics"], ["wide", "crashed"]], cases
     assert "execute of &lt;b&gt;" in markup

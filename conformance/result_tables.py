@@ -1,0 +1,263 @@
+"""The tables of a run's results, defined once: which columns, in which order, and the text of each cell.
+
+A ``Table`` is a tuple of ``Column``s and a rule that gives each row its state (``ok``, ``bad``,
+``warn`` or ``na``). ``CHECKS`` (the report's ``results``), ``OPERATORS`` (``operators``) and
+``MODELS`` (``models``) are the three tables; the terminal (``table_text``), the HTML page
+(``html_report``) and Markdown (``table_text.markdown``) only draw them, so the same report shows
+the same columns in the same order with the same cells everywhere.
+
+Cells never raise on a report of the wrong shape: a missing or mistyped field is an empty cell
+(the HTML page renders partial reports too).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from conformance.models.results import MATCHED, NOT_DELEGATED
+from conformance.outcomes import BAD, EXPECTED_FAILURE, LABELS, NOT_APPLICABLE, OUTCOMES, PASSED
+
+OK, BAD_STATE, WARN, NA = "ok", "bad", "warn", "na"
+
+#: Outcome of a check -> state of its row.
+OUTCOME_STATE = {
+    **dict.fromkeys(BAD, BAD_STATE),
+    PASSED: OK,
+    NOT_APPLICABLE: NA,
+    EXPECTED_FAILURE: WARN,
+}
+assert set(OUTCOME_STATE) == set(OUTCOMES)
+
+
+def get(obj: Any, key: str, default: Any = None) -> Any:
+    """``obj[key]`` when ``obj`` is a dict, else ``default``."""
+    return obj.get(key, default) if isinstance(obj, dict) else default
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).replace("\n", " ")
+
+
+def _of_tolerance(error: Any, used: Any) -> str:
+    """'5e-07 (2.00%)': a worst error and the share of its tolerance it used ('-' when none)."""
+    if not _number(error):
+        return "-"
+    used = used if _number(used) else 0.0
+    return f"{error:.2g} ({used:.2%})" if used <= 1 else f"{error:.2g} ({used:.3g}x)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One column: its header, the text of its cell for a row, whether it holds a number (right-aligned)
+    and whether it is the free text at the end of the row (wrapped on a terminal)."""
+
+    header: str
+    cell: Callable[[Any], str]
+    numeric: bool = False
+    free: bool = False
+    #: the state of this cell (coloured on the page), when it differs from having none
+    state: Callable[[Any], str | None] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A table: ``id`` (the HTML element's), its columns and the state of a row."""
+
+    id: str
+    columns: tuple[Column, ...]
+    row_state: Callable[[Any], str]
+    #: a short text shown on hover of the first cell (the page only), or None
+    hint: Callable[[Any], str | None] = lambda row: None
+
+    def __post_init__(self) -> None:
+        free = [i for i, c in enumerate(self.columns) if c.free]
+        assert free in ([], [len(self.columns) - 1]), f"{self.id}: only the last column may be free text"
+
+    @property
+    def headers(self) -> list[str]:
+        return [c.header for c in self.columns]
+
+    def cells(self, row: Any) -> list[str]:
+        return [c.cell(row) for c in self.columns]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def shared_s(r: Any) -> float:
+    """The shared setup a check did first (0.0 when the report does not say)."""
+    shared = get(r, "shared_s")
+    return float(shared) if _number(shared) and shared > 0 else 0.0
+
+
+def own_s(r: Any) -> float | None:
+    """A check's own time: its duration without the shared setup it did for later checks too."""
+    d = get(r, "duration_s")
+    return max(0.0, d - shared_s(r)) if _number(d) else None
+
+
+def _own(r: Any) -> str:
+    own = own_s(r)
+    return "" if own is None else f"{own:.1f}"
+
+
+def _shared(r: Any) -> str:
+    return f"{shared_s(r):.1f}" if shared_s(r) >= 0.05 else ""
+
+
+def shared_setup_line(results: Sequence[Any]) -> str | None:
+    """'shared setup: 120.5 s ...': the work done once and reused (the 'shared s' column), None when none."""
+    total = sum(shared_s(r) for r in results)
+    if total < 0.05:
+        return None
+    return (
+        f"shared setup: {total:.1f} s of lowerings, samples and runtime loads, each done once by the first "
+        "check that needed it and reused by later ones ('shared s'; 's' is each check's own time)"
+    )
+
+
+CHECKS = Table(
+    id="results",
+    columns=(
+        Column("check", lambda r: _text(get(r, "id"))),
+        Column("clause", lambda r: _text(get(r, "clause"))),
+        Column("level", lambda r: _text(get(r, "level"))),
+        Column(
+            "result",
+            lambda r: LABELS.get(get(r, "outcome"), _text(get(r, "outcome")) or "?"),
+            state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),
+        ),
+        Column("s", _own, numeric=True),
+        Column("shared s", _shared, numeric=True),
+        Column("reason", lambda r: _text(get(r, "reason")), free=True),
+    ),
+    row_state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),
+    hint=lambda r: get(r, "title") if isinstance(get(r, "title"), str) else None,
+)
+
+
+# --------------------------------------------------------------------------- operators
+
+
+def operator_state(row: Any) -> str:
+    """``bad`` when a case failed; ``ok`` when every delegated case ran and passed (a case declared
+    unsupported and not delegated is not owed); ``na`` when some delegated cases did not run (OPS-2 was not
+    selected, or stopped early)."""
+    failing = get(row, "first_failing")
+    delegated, ran, passed = get(row, "delegated"), get(row, "ran"), get(row, "passed")
+    if failing is not None or not all(isinstance(x, int) for x in (delegated, ran, passed)):
+        return BAD_STATE
+    if passed < ran:
+        return BAD_STATE
+    return OK if ran == delegated else NA
+
+
+def _first_failing(row: Any) -> str:
+    failing = get(row, "first_failing")
+    if isinstance(failing, dict):
+        return f"{_text(get(failing, 'case'))}: {_text(get(failing, 'reason'))}"
+    return _text(failing)
+
+
+def _passed(row: Any) -> str:
+    passed, ran = get(row, "passed"), get(row, "ran")
+    return f"{passed}/{ran}" if ran is not None else _text(passed)
+
+
+OPERATORS = Table(
+    id="operator-table",
+    columns=(
+        Column("operator", lambda o: _text(get(o, "op"))),
+        Column("dtype", lambda o: _text(get(o, "dtype"))),
+        Column("cases", lambda o: _text(get(o, "cases")), numeric=True),
+        Column("delegated", lambda o: _text(get(o, "delegated")), numeric=True),
+        Column("passed", _passed, numeric=True, state=operator_state),
+        Column("worst (of tol.)", lambda o: _of_tolerance(get(o, "worst_error"), get(o, "tolerance_used"))),
+        Column("first failing case", _first_failing, free=True),
+    ),
+    row_state=operator_state,
+)
+
+
+def with_cases(rows: Sequence[Any]) -> list[Any]:
+    """The operator rows the table shows: those with corpus cases (a pair with none has nothing to show;
+    ``without_cases`` names them)."""
+    return [o for o in rows if get(o, "cases") != 0]
+
+
+def without_cases(rows: Sequence[Any]) -> list[str]:
+    """'op (dtype)' of each declared pair the corpus has no case for."""
+    return [f"{_text(get(o, 'op'))} ({_text(get(o, 'dtype'))})" for o in rows if get(o, "cases") == 0]
+
+
+def operator_summary(rows: Sequence[Any]) -> str:
+    """One sentence over the operator rows: how many pairs have cases, how many pass every delegated case,
+    fail or were not fully run, and which have no corpus case."""
+    shown = with_cases(rows)
+    states = [operator_state(o) for o in shown]
+    parts = [f"{states.count(OK)} pass every delegated case"]
+    if states.count(BAD_STATE):
+        parts.append(f"{states.count(BAD_STATE)} fail")
+    if states.count(NA):
+        parts.append(f"{states.count(NA)} were not fully run (OPS-2 did not run all their delegated cases)")
+    text = (
+        f"{len(rows)} declared operator and dtype pairs; of the {len(shown)} with corpus cases, "
+        + ", ".join(parts)
+    )
+    none = without_cases(rows)
+    if none:
+        text += f". No corpus case for {len(none)}, not shown: {', '.join(none)} (OPS-1's reason says why)"
+    return text + "."
+
+
+# --------------------------------------------------------------------------- models
+
+
+def model_state(m: Any) -> str:
+    result = get(m, "result")
+    return OK if result == MATCHED else NA if result == NOT_DELEGATED else BAD_STATE
+
+
+def _delegated_nodes(m: Any) -> str:
+    nodes, delegated, share = get(m, "nodes"), get(m, "delegated_nodes"), get(m, "delegated_fraction")
+    if nodes is None:
+        return "-"
+    return f"{_text(delegated)}/{_text(nodes)}" + (f" ({share:.0%})" if _number(share) else "")
+
+
+def _on_cpu_or_reason(m: Any) -> str:
+    reason = get(m, "reason")
+    if get(m, "result") in (MATCHED, NOT_DELEGATED) or not reason:
+        cpu = get(m, "cpu_ops")
+        by_count = sorted(cpu.items(), key=lambda kv: (-kv[1], kv[0])) if isinstance(cpu, dict) else []
+        return ", ".join(f"{str(op).removeprefix('aten::')} x{n}" for op, n in by_count) or "-"
+    return _text(reason)
+
+
+MODELS = Table(
+    id="model-table",
+    columns=(
+        Column("model", lambda m: _text(get(m, "model"))),
+        Column("architecture", lambda m: _text(get(m, "family"))),
+        Column("delegated nodes", _delegated_nodes, numeric=True),
+        Column(
+            "delegates",
+            lambda m: "-" if get(m, "delegates") is None else _text(get(m, "delegates")),
+            numeric=True,
+        ),
+        Column(
+            "max error (of tol.)", lambda m: _of_tolerance(get(m, "max_abs_error"), get(m, "tolerance_used"))
+        ),
+        Column("result", lambda m: _text(get(m, "result")), state=model_state),
+        Column("on CPU / reason", _on_cpu_or_reason, free=True),
+    ),
+    row_state=model_state,
+)
+
+TABLES = (CHECKS, OPERATORS, MODELS)
