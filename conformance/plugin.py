@@ -524,8 +524,6 @@ def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
         raise pytest.UsageError(str(exc)) from None
 
 
-
-
 def _check_id_of(nodeid: str) -> str | None:
     """'...test_check[RT-3]' -> 'RT-3' (reports of crashed xdist workers carry no user properties)."""
     if nodeid.endswith("]") and "[" in nodeid:

@@ -349,6 +349,11 @@ def _summary(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if k != "members"}
 
 
+#: Names whose value is a version that moves with releases by design (a new report schema is read beside the
+#: old ones by verify, docs/report-schema.md): a new value is not a break of a vendor's code.
+VERSION_VALUES = (":__version__", ":REPORT_SCHEMA_VERSION", ":Report.schema_version", ":SUITE_VERSION")
+
+
 def breaking(old: dict[str, Any], new: dict[str, Any] | None, key_is_version: bool = False) -> str | None:
     """Why the change from ``old`` to ``new`` (None: removed) breaks a vendor's code, or None
     (``key_is_version``: a ``__version__``, whose value changes with every release)."""
@@ -455,7 +460,7 @@ def problems(previous: dict[str, Any], current: dict[str, Any]) -> list[str]:
         parent = key.rsplit(".", 1)[0] if key.startswith("py:") and "." in key.split(":", 2)[2] else None
         if parent is not None and parent in old and parent not in new:
             continue  # the class's removal is named once
-        why = breaking(old[key], new.get(key), key.endswith(":__version__"))
+        why = breaking(old[key], new.get(key), key.endswith(VERSION_VALUES))
         if why is None:
             continue
         part = _part(key)

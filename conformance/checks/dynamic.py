@@ -7,7 +7,6 @@ above a bound is refused or computed right. They apply to backends whose descrip
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from conformance.context import Context
 from conformance.outcomes import CheckFailed
