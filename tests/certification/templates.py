@@ -84,7 +84,7 @@ def make_report(
                 "distribution": "executorch-reference-backend",
                 "version": "0.2.0",
                 "installed_version": "0.2.0",
-                "capabilities": ["named_data", "quantized", "dynamic_shapes", "composition"],
+                "capabilities": ["named_data", "quantized", "dynamic_shapes", "composition", "acceptance"],
                 "runtime_libraries": libraries if libraries is not None else [],
             },
             "results": results,
