@@ -404,10 +404,10 @@ def test_sign_names_wheels_as_wheels(real, tmp_path):
 
     wheel = tmp_path / "renamed.whl"
     with zipfile.ZipFile(wheel, "w") as z:  # the right distribution and version, under another file name
-        z.writestr("x-0.3.0.dist-info/METADATA", "Name: executorch-reference-backend\nVersion: 0.3.0\n")
+        z.writestr("x-0.4.0.dist-info/METADATA", "Name: executorch-reference-backend\nVersion: 0.4.0\n")
     with pytest.raises(att.AttestationError, match=r"'renamed\.whl' is not a wheel file name"):
         att.subjects(real, [wheel])
-    wheel = wheel.rename(tmp_path / "executorch_reference_backend-0.3.0-py3-none-any.whl")
+    wheel = wheel.rename(tmp_path / "executorch_reference_backend-0.4.0-py3-none-any.whl")
     assert att.subjects(real, [wheel])[0]["name"] == wheel.name
 
 
