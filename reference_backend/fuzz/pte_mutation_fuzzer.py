@@ -209,23 +209,6 @@ HEADER_FIELDS = (
 
 #: Mutation kinds, in the order of their weights in mutate().
 KINDS = ("operator", "header", "payload", "flatbuffer", "bytes")
-#: The memory limit a forger writes into the header of an operator mutant.
-FORGED_MEMORY_LIMIT = 2 << 30
-
-
-def _with_memory_limit(h, payload: bytes) -> bytes:
-    """The blob of header ``h`` with ``payload`` and the memory limit FORGED_MEMORY_LIMIT."""
-    from backend_kit.header import Header, encode
-
-    header = Header(
-        h.backend_id,
-        h.blob_format,
-        h.backend_version,
-        h.executorch_version,
-        memory_limit=FORGED_MEMORY_LIMIT,
-        named_data_checksums=h.named_data_checksums,
-    )
-    return encode(header, payload)
 
 
 def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
@@ -238,7 +221,9 @@ def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
         payload = bytearray(blob[h.header_length :])
         what = mutate_operator(payload, h.blob_format[1], rng)
         if h.memory_limit is not None and rng.random() < 0.5:
-            blob = bytearray(_with_memory_limit(h, bytes(payload)))
+            from forged_programs import with_forged_memory_limit
+
+            blob = bytearray(with_forged_memory_limit(h, bytes(payload)))
             what += ", memory limit 2 GiB"
         else:
             blob[h.header_length :] = payload

@@ -73,6 +73,20 @@ def quant_conv_pte() -> bytes:
 FORGED_MEMORY_LIMIT = 2 << 30
 
 
+def with_forged_memory_limit(h: Header, payload: bytes) -> bytes:
+    """The blob of header ``h`` (fields kept, checksum recomputed) with ``payload`` and the memory limit
+    FORGED_MEMORY_LIMIT."""
+    header = Header(
+        h.backend_id,
+        h.blob_format,
+        h.backend_version,
+        h.executorch_version,
+        memory_limit=FORGED_MEMORY_LIMIT,
+        named_data_checksums=h.named_data_checksums,
+    )
+    return encode(header, payload)
+
+
 @functools.cache
 def quant_net_pte() -> bytes:
     """The conformance sample quant_net (qconv2d, qadd, qrelu, qlinear), quantized and lowered."""
@@ -102,15 +116,7 @@ def forge(pte: bytes, edit: Callable[[bytearray, PayloadFields], None]) -> bytes
         if h.memory_limit is None:
             raw[h.header_length :] = payload
             return refresh_checksum(raw)
-        header = Header(
-            h.backend_id,
-            h.blob_format,
-            h.backend_version,
-            h.executorch_version,
-            memory_limit=FORGED_MEMORY_LIMIT,
-            named_data_checksums=h.named_data_checksums,
-        )
-        return encode(header, bytes(payload))
+        return with_forged_memory_limit(h, bytes(payload))
 
     return replace_blob(pte, apply)
 
