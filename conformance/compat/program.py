@@ -15,6 +15,7 @@ from pathlib import Path
 
 from conformance.blob_header import HeaderError, read_header
 from conformance.compat.errors import CompatInputError
+from conformance.input_files import kind_of
 from conformance.pte import PteFormatError, read_pte
 
 
@@ -106,9 +107,8 @@ def read_program(path: str | Path) -> ProgramFacts:
     if stat.S_ISDIR(mode):
         raise CompatInputError(f"{path} is a directory, not a .pte file")
     if not stat.S_ISREG(mode):
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
         raise CompatInputError(
-            f"{path} is {kind}, not a regular file; save the program to a file and give its path"
+            f"{path} is {kind_of(mode)}, not a regular file; save the program to a file and give its path"
         )
     try:
         program = read_pte(path)
