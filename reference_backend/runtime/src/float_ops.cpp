@@ -139,9 +139,12 @@ void softmax(const Value& vx, const float* x, uint32_t dim, float* out) {
     for (uint64_t i = 0; i < inner; ++i) {
       const float* row = x + o * len * inner + i;
       float* dst = out + o * len * inner + i;
-      double top = -std::numeric_limits<double>::infinity();
+      // The maximum of floats is a float, so it is taken in float (exact). Widening it to double in the loop
+      // makes GCC 12's aarch64 vectorizer crash (an internal compiler error in vect_transform_reduction).
       // fmax skips NaN; a NaN in the row still makes every result NaN through exp(NaN).
-      for (uint64_t k = 0; k < len; ++k) top = std::fmax(top, row[k * inner]);
+      float top_f = -std::numeric_limits<float>::infinity();
+      for (uint64_t k = 0; k < len; ++k) top_f = std::fmax(top_f, row[k * inner]);
+      const double top = top_f;
       double sum = 0.0;
       for (uint64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(row[k * inner]) - top);
       for (uint64_t k = 0; k < len; ++k) {
