@@ -62,6 +62,22 @@ def scrub(environ: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     return judge, removed
 
 
+def site_path() -> list[str]:
+    """The directories this interpreter's ``site`` put on the import path, as data for the judge (which
+    runs no ``site``): its path without the script's directory or the current directory (the first entry),
+    the PYTHONPATH entries and the user site directory, which -I leaves out. An environment layered on
+    another (``site.addsitedir`` in a .pth, as some backends install) thereby reaches the judge as the
+    directories it named, while the .pth's code does not run there."""
+    import site
+
+    dropped = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    user_site = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
+    if user_site:
+        dropped.add(os.path.abspath(user_site))
+    entries = sys.path if sys.flags.safe_path else sys.path[1:]
+    return [p for p in entries if p and os.path.abspath(p) not in dropped]
+
+
 def reexec(argv: list[str]) -> None:
     """Replaces this process by the judge: ``python -I -S judge_start.py ARGV`` with the scrubbed
     environment; the vendor's environment goes to a file only the judge and its vendor processes read.
@@ -71,7 +87,12 @@ def reexec(argv: list[str]) -> None:
     state = state_dir / "vendor-environment.json"
     state.write_text(
         json.dumps(
-            {"environ": dict(os.environ), "sys_path": list(sys.path), "removed": removed},
+            {
+                "environ": dict(os.environ),
+                "sys_path": list(sys.path),
+                "site_path": site_path(),
+                "removed": removed,
+            },
             ensure_ascii=True,
         ),
         encoding="ascii",

@@ -4,14 +4,20 @@
 No ``site`` ran (-S), so nothing of the environment has run yet and nothing is on the import path but the
 standard library. This file builds the path the way ``site.addsitedir`` would, without running code: the
 environment's site directories (sysconfig's purelib and platlib) and the directories their ``.pth``
-files name on a line of their own (a layered environment), but never a ``.pth`` line that starts with
-``import``; then the directory this suite is imported from (an editable install's source tree). Only the
-standard library is imported before that, so this file must import nothing else at the top.
+files name on a line of their own, but never a ``.pth`` line that starts with ``import``; then the
+directories the starting interpreter's ``site`` added (``judge_environment.site_path``, read from the state
+file: a layered environment's ``site.addsitedir`` reaches the judge as data, not as code); then the directory
+this suite is imported from (an editable install's source tree). Only the standard library is imported
+before that, so this file must import nothing else at the top.
 """
 
+import json
 import os
 import sys
 import sysconfig
+
+#: judge_environment.STATE_VARIABLE (not imported: nothing but the standard library before the path is set).
+_STATE_VARIABLE = "EXECUTORCH_CONFORMANCE_VENDOR_STATE"
 
 
 def _pth_directories(site_dir: str) -> list[str]:
@@ -57,15 +63,31 @@ def _enter_virtual_environment() -> list[str]:
     return [sys.prefix]
 
 
+def _recorded_site_path() -> list[str]:
+    """The starting interpreter's site directories (the state file's ``site_path``), existing ones only;
+    [] without a readable state file."""
+    state = os.environ.get(_STATE_VARIABLE)
+    if not state:
+        return []
+    try:
+        with open(state, encoding="ascii") as f:
+            recorded = json.load(f).get("site_path", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [p for p in recorded if isinstance(p, str) and os.path.isdir(p)]
+
+
 def judge_path() -> list[str]:
     """The import path of the judge: the standard library (what -I -S left), the site directories and
-    their .pth directories, and the suite's own root."""
+    their .pth directories, the directories the starting interpreter's site added, and the suite's own
+    root."""
     path = list(sys.path)
     for prefix in _enter_virtual_environment():
         for key in ("purelib", "platlib"):
             site_dir = sysconfig.get_path(key, vars={"base": prefix, "platbase": prefix})
             if site_dir and os.path.isdir(site_dir) and site_dir not in path:
                 path += [site_dir, *_pth_directories(site_dir)]
+    path += _recorded_site_path()
     path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return list(dict.fromkeys(path))  # in order, each once
 

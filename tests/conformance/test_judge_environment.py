@@ -218,3 +218,27 @@ def test_scrub_removes_and_names_each_variable(var):
     assert var not in judge and removed == [var]
     assert judge["HOME"] == "/root" and judge["PYTHONIOENCODING"] == "utf-8"
     assert judge["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0" and judge["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+
+
+def test_judge_start_names_the_state_variable_of_judge_environment():
+    """judge_start cannot import judge_environment before the path is set, so it spells the name itself."""
+    from conformance import judge_environment, judge_start
+
+    assert judge_start._STATE_VARIABLE == judge_environment.STATE_VARIABLE
+
+
+def test_the_recorded_site_path_leaves_out_what_isolation_drops(tmp_path, monkeypatch):
+    """PYTHONPATH entries, the script's directory and the user site directory do not reach the judge's
+    path through the record; the environment's own site directories do."""
+    import site
+
+    from conformance.judge_environment import site_path
+
+    extra = tmp_path / "on-pythonpath"
+    extra.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(extra))
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "script-dir"), str(extra), *sys.path[1:]])
+    recorded = site_path()
+    assert str(extra) not in recorded and str(tmp_path / "script-dir") not in recorded
+    assert site.getusersitepackages() not in recorded
+    assert all(p in recorded for p in site.getsitepackages() if p in sys.path)
