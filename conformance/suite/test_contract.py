@@ -36,6 +36,8 @@ def test_check(check, et_context, record_property):
 def _run(check, et_context, record_property):
     """Runs the check; what it recorded with ``Context.record`` goes to its report, whatever the outcome."""
     try:
+        if check.applies_if:  # a conditional check never runs without its capability (NotApplicable)
+            et_context.capability(check.applies_if)
         return check.run(et_context)
     finally:
         for key, value in getattr(et_context, "properties", {}).pop(check.id, ()):

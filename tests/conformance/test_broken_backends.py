@@ -28,7 +28,7 @@ CASES = {
     "CLAIMS_NEWER_MINOR": (
         "RT-1,RT-7",
         "RT-7",
-        r"header format 2, blob format 1\.4: declared accepted, but the runtime refused it with 0x30",
+        r"header format 2, blob format 1\.\d+: declared accepted, but the runtime refused it with 0x30",
     ),
     "UNDERSTATES_OLD_FORMATS": (
         "RT-1,RT-7",
