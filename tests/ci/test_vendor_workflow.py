@@ -117,3 +117,64 @@ def test_the_documented_vendor_workflow_calls_it_with_existing_inputs():
             if "conformance.yml@" in job.get("uses", ""):
                 assert set(job.get("with", {})) <= inputs, set(job["with"]) - inputs
                 assert "backend" in job["with"]
+
+
+def _signing_step() -> str:
+    (step,) = [
+        s for s in load()["jobs"]["conformance"]["steps"] if s.get("name", "").startswith("Sign the report")
+    ]
+    assert step["env"] == {
+        "TRUSTED_KEY": "${{ inputs.trusted-key }}",
+        "SIGNING_KEY": "${{ secrets.signing-key }}",
+    }
+    return step["run"]
+
+
+def _run_signing_step(tmp_path: Path, signing_key: str, trusted_key: str) -> subprocess.CompletedProcess:
+    """The workflow's signing step as the runner would run it: bash, in the checkout, with the env it sets
+    and the suite's commands on PATH."""
+    import json
+    import os
+
+    report_dir = tmp_path / "reports" / "executorch-1.5.1"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    fixture = REPO / "tests" / "certification" / "data" / "reference-certify-0.5.0.json"
+    (report_dir / "report.json").write_text(json.dumps(json.loads(fixture.read_text())))
+    (tmp_path / "runner-temp").mkdir(exist_ok=True)
+    env = dict(
+        os.environ,
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        REPORT_DIR=str(report_dir.relative_to(tmp_path)),
+        RUNNER_TEMP=str(tmp_path / "runner-temp"),
+        SIGNING_KEY=signing_key,
+        TRUSTED_KEY=trusted_key,
+    )
+    return subprocess.run(
+        ["bash", "-c", _signing_step()], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_the_workflow_signs_and_verifies_with_the_trusted_key(tmp_path):
+    """With the secret, every report is signed and the envelope verified with the public key (never
+    without a key); a key that does not pair with the secret turns the job red; no key file is left."""
+    exe = Path(sys.executable).parent / "executorch-conformance"
+    for name in ("vendor", "other"):
+        made = subprocess.run(
+            [str(exe), "keygen", "--out", str(tmp_path / f"{name}.pem")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert made.returncode == 0, made.stderr
+    secret = (tmp_path / "vendor.pem").read_text()
+    signed = _run_signing_step(tmp_path, secret, "vendor.pub.pem")
+    assert signed.returncode == 0, signed.stdout + signed.stderr
+    assert (tmp_path / "reports" / "executorch-1.5.1" / "report.intoto.jsonl").is_file()
+    assert "signature: valid Ed25519 signature by trusted key" in signed.stdout, signed.stdout
+    assert list((tmp_path / "runner-temp").iterdir()) == []  # the private key was removed
+    wrong = _run_signing_step(tmp_path, secret, "other.pub.pem")
+    assert wrong.returncode != 0, wrong.stdout + wrong.stderr
+    missing = _run_signing_step(tmp_path, secret, "")
+    assert missing.returncode == 1 and "names no public key file" in missing.stdout
+    unsigned = _run_signing_step(tmp_path, "", "vendor.pub.pem")
+    assert unsigned.returncode == 0 and "not signed" in unsigned.stdout

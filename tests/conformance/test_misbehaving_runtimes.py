@@ -13,7 +13,11 @@ import pytest
 from suite_runner import results_by_id, run_suite
 
 SELECTED = "RT,NDATA-3"
-TIMEOUT_S = 15  # the hang cases wait this long for each hanging check
+#: The hang cases wait this long for each hanging check. Generous: the first check of a run also does the
+#: shared lowering within it, which takes many seconds on a loaded machine.
+TIMEOUT_S = 40
+#: How long a vendor process restart may add to a timed-out check (importing torch again, under load).
+RESTART_S = 90
 LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"
 
 # MISBEHAVE -> {check: (outcome, pattern of its reason)}; every other selected check passes.
@@ -52,7 +56,10 @@ CASES = {
         for c in ("RT-3", "RT-4", "NDATA-3")
     },
 }
-SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3"]
+SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "RT-7", "NDATA-3"]
+#: Checks of the selection the misbehaving backend does not declare the capability of: RT-7 (its runtime
+#: has another id than the reference rules name, so it declares no acceptance rules).
+EXEMPT = {"RT-7"}
 
 
 @pytest.mark.parametrize("workers", ["1", "2"], ids=["in-process", "xdist"])
@@ -80,7 +87,9 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
             assert result["outcome"] == outcome, result
             assert re.search(pattern, result["reason"]), result["reason"]
             if outcome == "timed_out":  # the check ends within its timeout plus the restart of the process
-                assert result["duration_s"] < TIMEOUT_S + 30, result
+                assert result["duration_s"] < TIMEOUT_S + RESTART_S, result
+        elif check_id in EXEMPT:
+            assert result["outcome"] == "not_applicable", result
         else:
             assert result["outcome"] == "passed", result
     assert code == 1, output
@@ -91,7 +100,7 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
     badge = json.loads((tmp_path / "badge.json").read_text())
     assert badge["message"].startswith("not conformant"), badge
     # Bounded: the faulty checks' timeouts, process restarts and the rest of the run.
-    assert elapsed < 420, elapsed
+    assert elapsed < len(CASES[fault]) * (TIMEOUT_S + RESTART_S) + 300, elapsed
 
 
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
@@ -103,7 +112,10 @@ def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
         env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
     )
     assert code == 0, output
-    assert {r["outcome"] for r in report["results"]} == {"passed"}
+    assert {r["outcome"] for r in report["results"] if r["id"] not in EXEMPT} == {"passed"}
+    assert {r["id"]: r["outcome"] for r in report["results"] if r["id"] in EXEMPT} == {
+        "RT-7": "not_applicable"
+    }
 
 
 # Faults met by RT-3 alone (RT-1 passes): MISBEHAVE -> (workers, extra options, RT-3's outcome, pattern).
@@ -127,7 +139,7 @@ MORE_FAULTS = {
         r"crashed with SIGABRT in load of sample 'mlp'; the runtime logged: .*MisbehavingBackend: out of memory",
     ),
     # the runtime's destroy() runs when the suite frees the Method, under a step of its own
-    "destroy:hang (xdist)": ("2", (), "timed_out", r"timed out after 15 s in destroy of sample 'mlp'"),
+    "destroy:hang (xdist)": ("2", (), "timed_out", r"timed out after [\d.]+ s in destroy of sample 'mlp'"),
     # 300 MB of log lines, then the right outputs: the suite reads only the end of the log
     "execute:spew": ("1", (), "passed", r"^$"),
 }
@@ -153,7 +165,7 @@ def test_more_faults_fail_rt3_with_the_right_reason(tmp_path, broken_runtime_dir
     assert results["RT-1"]["outcome"] == "passed", results["RT-1"]
     assert results["RT-3"]["outcome"] == outcome, results["RT-3"]
     assert re.search(pattern, results["RT-3"]["reason"]), results["RT-3"]["reason"]
-    assert results["RT-3"]["duration_s"] < TIMEOUT_S + 30, results["RT-3"]
+    assert results["RT-3"]["duration_s"] < TIMEOUT_S + RESTART_S, results["RT-3"]
     assert (code, report["verdict"]) == ((0, "conformant") if outcome == "passed" else (1, "not conformant"))
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
