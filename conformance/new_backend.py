@@ -54,7 +54,7 @@ TEMPLATE_KIT_REQUIREMENT = "executorch-backend-kit>=0.1.1,<0.2"
 #: The reusable workflow the generated CI calls, pinned by the commit of its last change
 #: (tests/ci/test_generated_workflow.py holds the file at that commit to the one in this checkout).
 WORKFLOW_REPOSITORY = "executorch-conformance/executorch-conformance"
-WORKFLOW_COMMIT = "26c389173832999302f56b6b6b6e34e8d42f666d"
+WORKFLOW_COMMIT = "0445104d3b3ba5b25641cc733d6733ec3d7fe4ae"
 
 _CPP_KEYWORD_TEXT = """
 alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
