@@ -33,8 +33,11 @@ from packaging.version import InvalidVersion, Version
 
 from backend_kit.header import INCOMPATIBLE, Judgement, RuntimeVersions, judge, version_triple
 from conformance.compat.errors import CompatInputError
+from conformance.input_files import NotARegularFile, open_regular
 
 SCHEMA_VERSION = 1
+#: A rules file is a few KiB; anything past this is refused unread.
+MAX_RULES_BYTES = 1 << 20
 
 _RANGE = {
     "type": "array",
@@ -205,11 +208,22 @@ def parse_rules(data: Any, source: str = "acceptance rules") -> AcceptanceRules:
 def load_rules(path: str | Path) -> AcceptanceRules:
     """The rules file at ``path``; CompatInputError (one line) if it cannot be read or is not valid."""
     path = Path(path)
-    if not path.is_file():
-        raise CompatInputError(f"acceptance rules {path}: no such file (or not a regular file)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open_regular(path) as f:  # a FIFO, a device or a directory is refused at once, by name
+            text = f.read(MAX_RULES_BYTES + 1)
+    except FileNotFoundError:
+        raise CompatInputError(f"acceptance rules {path}: no such file") from None
+    except NotARegularFile as exc:
+        raise CompatInputError(f"acceptance rules: {exc}") from None
+    except OSError as exc:
+        raise CompatInputError(f"acceptance rules {path}: {exc.strerror or exc}") from None
+    if len(text) > MAX_RULES_BYTES:
+        raise CompatInputError(
+            f"acceptance rules {path}: more than {MAX_RULES_BYTES} bytes, not a rules file"
+        )
+    try:
+        data = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CompatInputError(f"acceptance rules {path}: not readable JSON: {exc}") from None
     return parse_rules(data, str(path))
 

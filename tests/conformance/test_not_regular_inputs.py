@@ -37,6 +37,17 @@ COMMANDS = {
     "sign": ["sign", "{odd}", "--key", "{key}"],
     "sign --key": ["sign", "{report}", "--key", "{odd}"],
     "verify --trusted-key": ["verify", "{report}", "--trusted-key", "{odd}"],
+    "compat": ["compat", "{odd}", "--runtime", "1.5.1", "--backend", "ReferenceBackend==0.4.0"],
+    "compat --rules": [
+        "compat",
+        "{pte}",
+        "--runtime",
+        "1.5.1",
+        "--backend",
+        "ReferenceBackend==0.4.0",
+        "--rules",
+        "{odd}",
+    ],
 }
 
 KINDS = {
@@ -62,7 +73,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     key, _, _ = generate_key(tmp / "key.pem")
     os.mkfifo(tmp / "pipe")  # nobody ever writes to it
     (tmp / "dir").mkdir()
-    return {"report": report, "key": Path(key), "tmp": tmp}
+    pte = REPO / "tests" / "golden" / "1.5.1" / "reference.pte"  # a real program, for the --rules case
+    assert pte.is_file(), pte
+    return {"report": report, "key": Path(key), "tmp": tmp, "pte": pte}
 
 
 @pytest.mark.parametrize("kind", KINDS)
