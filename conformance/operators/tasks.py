@@ -24,8 +24,10 @@ def _flat(out: Any) -> list[Any]:
 
 
 def _magnitude(module: Any, inputs: list[Any]) -> float:
-    """The largest result of ``module`` on the absolute values of its inputs and parameters, in float64:
-    the sum of the terms' magnitudes that bounds a K-term sum's rounding error."""
+    """The largest finite result of ``module`` on the absolute values of its inputs and parameters, in
+    float64: the sum of the terms' magnitudes that bounds a K-term sum's rounding error. NaN and infinite
+    results (a NaN or an infinity among the inputs) are left out: they would make the tolerance NaN or
+    infinite, and a non-finite result is compared exactly anyway. 1.0 if no result is finite."""
     import torch
 
     m = copy.deepcopy(module).to(torch.float64)
@@ -34,7 +36,8 @@ def _magnitude(module: Any, inputs: list[Any]) -> float:
             if p.is_floating_point():
                 p.abs_()
         outs = _flat(m(*[x.abs().to(torch.float64) if x.is_floating_point() else x for x in inputs]))
-    values = [float(o.abs().max()) for o in outs if o.is_floating_point() and o.numel()]
+    finite = [o.abs()[torch.isfinite(o)] for o in outs if o.is_floating_point()]
+    values = [float(f.max()) for f in finite if f.numel()]
     return max(values, default=1.0)
 
 
