@@ -84,7 +84,7 @@ class LoadedObject:
 
 
 def _expand(entry: str, origin: str) -> str | None:
-    from conformance.library_paths import expand
+    from conformance.inspection.library_paths import expand
 
     return expand(entry, Path(origin))
 
@@ -193,7 +193,7 @@ class Package:
             )
         if not path.is_file():
             return None
-        from conformance.library_paths import system_dirs
+        from conformance.inspection.library_paths import system_dirs
 
         if any(_below(path, d) for d in self._own):
             return self._read(path, PACKAGE)
@@ -269,7 +269,7 @@ class Scope:
 
 
 def _search_dirs(requester: LoadedObject, chain: list[LoadedObject]) -> list[tuple[str | None, str]]:
-    from conformance.library_paths import system_dirs
+    from conformance.inspection.library_paths import system_dirs
 
     dirs: list[tuple[str | None, str]] = []
     if not requester.runpath:

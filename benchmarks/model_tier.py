@@ -32,8 +32,8 @@ def main() -> int:
     from conformance.context import Context
     from conformance.descriptor import load_descriptor
     from conformance.models.runner import model_result, parse_models
-    from conformance.result_tables import MODELS
-    from conformance.table_text import render
+    from conformance.results.result_tables import MODELS
+    from conformance.results.table_text import render
 
     names = parse_models(args.models) or ()
     descriptor = load_descriptor(args.backend)

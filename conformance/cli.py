@@ -22,7 +22,7 @@ EXIT_INTERRUPTED = 130
 
 def _run(args: argparse.Namespace) -> int:
     from conformance.descriptor import DescriptorError
-    from conformance.run_options import RunOptions
+    from conformance.run.run_options import RunOptions
 
     if args.workers < 1:
         raise UsageError(f"-n/--workers must be 1 (in this process) or more, not {args.workers}")
@@ -52,13 +52,13 @@ def _run(args: argparse.Namespace) -> int:
         except ExpectationsError as exc:
             raise UsageError(str(exc)) from None
     from conformance.fdcapture import output_to
-    from conformance.remote_descriptor import prepare
+    from conformance.vendor.remote_descriptor import prepare
 
     report_dir = Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     log = report_dir / "output.log"  # what pytest and third-party code print during the run
     log.unlink(missing_ok=True)
-    from conformance.judge_environment import removed_note
+    from conformance.judge.judge_environment import removed_note
 
     note = removed_note("run")  # the log, not the terminal: the vendor process still has them
     if note:
@@ -91,7 +91,7 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
     pytest_args = [
         "--pyargs",
         "conformance.suite",
-        *options.pytest_args(),  # the plugin's options: it owns and validates them (conformance.run_options)
+        *options.pytest_args(),  # the plugin's options: it owns and validates them (conformance.run.run_options)
         "--junitxml",
         str(report_dir / "junit.xml"),
         "-p",
@@ -116,7 +116,7 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
     else:  # quiet: progress and the table on the terminal, everything else in output.log
         import io
 
-        from conformance.console import Console, NamedPlugin
+        from conformance.run.console import Console, NamedPlugin
 
         console = Console(io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), write_through=True, errors="replace"))
         pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
@@ -141,7 +141,7 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
     if not args.verbose:
         console.summary(report, report_path.resolve())
         print(f"log: {log.resolve()}")
-    from conformance.operator_junit import write_operators_junit
+    from conformance.results.operator_junit import write_operators_junit
 
     operators_junit = write_operators_junit(report, report_dir)
     per_operator = f" and {operators_junit.resolve()}" if operators_junit is not None else ""
@@ -154,11 +154,11 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    from conformance.badge import write_badge
+    from conformance.certification.badge import write_badge
 
     svg, endpoint = write_badge(report, report_dir)
     print(f"badge: {svg.resolve()} and {endpoint.resolve()}")
-    from conformance.html_report import write_page
+    from conformance.results.html_report import write_page
 
     print(f"page: {write_page(report, report_dir / 'report.html').resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
@@ -213,7 +213,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from conformance.inspect_pte import inspect_file
+    from conformance.inspection.inspect_pte import inspect_file
 
     print(inspect_file(args.pte, load=args.load))
     return 0
@@ -301,11 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     insp.set_defaults(func=_inspect)
     from abi_checks.cli import add_subcommands as _add_abi
-    from conformance.certification_cli import add_subcommands as _add_certification
-    from conformance.check_wheel import add_subcommand as _add_check_wheel
+    from conformance.certification.certification_cli import add_subcommands as _add_certification
+    from conformance.certification.check_wheel import add_subcommand as _add_check_wheel
     from conformance.compat.cli import add_subcommand as _add_compat
     from conformance.new_backend import add_subcommands as _add_new_backend
-    from conformance.page_cli import add_subcommands as _add_page
+    from conformance.results.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
     _add_certification(sub)
@@ -318,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The commands that judge: they run in the isolated judging process (conformance/judge_environment.py).
+#: The commands that judge: they run in the isolated judging process (conformance/judge/judge_environment.py).
 JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign"})
 
 
@@ -327,14 +327,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    from conformance import judge_environment
+    from conformance.judge import judge_environment
 
     if program and args.command in JUDGING_COMMANDS and not judge_environment.is_isolated():
         judge_environment.reexec(argv)  # never returns
     try:
         return args.func(args)
     except (OSError, ValueError) as exc:
-        from conformance.certification_cli import _printable  # a message may quote a report's strings
+        from conformance.certification.certification_cli import (
+            _printable,  # a message may quote a report's strings
+        )
 
         print(f"executorch-conformance {args.command}: {_printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

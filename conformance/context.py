@@ -22,13 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance import task_registry as tasks
 from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDataSupport
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TargetRuntime
-from conformance.vendor_process import VendorProcess, quote_log
-from conformance.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor import task_registry as tasks
+from conformance.vendor.vendor_process import VendorProcess, quote_log
+from conformance.vendor.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
 
@@ -182,7 +182,7 @@ class Context:
         return Path(self._scratch.name)
 
     def call(self, task: str, *args: Any, what: str, with_log: bool = False) -> Any:
-        """Runs the task called ``task`` (``conformance.task_registry``) for the check that runs now, bounded
+        """Runs the task called ``task`` (``conformance.vendor.task_registry``) for the check that runs now, bounded
         by what is left of its timeout; on a target if the target serves it. ``what`` names the call in
         messages; ``with_log``: (the result, what the task logged)."""
         left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout

@@ -392,7 +392,7 @@ def load_descriptor(spec: str) -> BackendDescriptor:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        from conformance.import_hints import hint
+        from conformance.vendor.import_hints import hint
 
         missing = hint(exc)
         raise DescriptorError(

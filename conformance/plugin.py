@@ -33,14 +33,14 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
     CheckFailed,
 )
-from conformance.remote_descriptor import Prepared, describe, from_info
 from conformance.report import build_report, write_report
-from conformance.run_options import OptionsError, RunOptions
-from conformance.summary_text import summary_lines
-from conformance.vendor_process import VendorProcess
+from conformance.results.summary_text import summary_lines
+from conformance.run.run_options import OptionsError, RunOptions
+from conformance.vendor.remote_descriptor import Prepared, describe, from_info
+from conformance.vendor.vendor_process import VendorProcess
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
-#: The run's options, validated (``conformance.run_options``): their one owner, read by the run and its checks.
+#: The run's options, validated (``conformance.run.run_options``): their one owner, read by the run and its checks.
 OPTIONS_KEY = pytest.StashKey[RunOptions]()
 
 
@@ -94,7 +94,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from conformance.judge_environment import worker_python
+    from conformance.judge.judge_environment import worker_python
 
     python = worker_python()
     if python and getattr(config.option, "tx", None):  # xdist's popen workers judge too: isolated as well
@@ -235,7 +235,7 @@ class ConformanceRun:
     def _describe(self, config: pytest.Config):
         """(descriptor, its JSON text): from the controller (xdist worker), from the vendor process the CLI
         started, or read in a new vendor process kept for the checks. The descriptor's module is never
-        imported here (``conformance.remote_descriptor``)."""
+        imported here (``conformance.vendor.remote_descriptor``)."""
         given = getattr(config, "workerinput", {}).get("et_descriptor")
         if given is not None:
             return from_info(given), given

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
-from conformance.report_schema import kind_of, structure_problems
+from conformance.results.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
 #: The ``schema`` field of every report.

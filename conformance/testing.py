@@ -236,7 +236,7 @@ def parametrize_with_checks(
     spec = backend_spec(backend)
     wanted = None
     if checks is not None:
-        from conformance.run_options import OptionsError, parse_selection
+        from conformance.run.run_options import OptionsError, parse_selection
 
         try:
             wanted = parse_selection(checks, "checks")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.blob_header import HeaderError, read_header
 from conformance.context import Context
+from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.outcomes import CheckFailed, ensure
 from conformance.registry import check
 from conformance.versions import version_triple

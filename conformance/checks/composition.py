@@ -10,7 +10,7 @@ from conformance.context import Context
 from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.task_registry import COMPOSITION_FLOW
+from conformance.vendor.task_registry import COMPOSITION_FLOW
 
 CAPABILITY = "composition"
 #: what the shared task does, for messages ({sample}: the sample's name)

@@ -17,8 +17,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from conformance.context import Context
+from conformance.inspection.private_imports import private_imports  # PKG-2's scanner
 from conformance.outcomes import SHOULD, CheckFailed, NotApplicable, ensure
-from conformance.private_imports import private_imports  # PKG-2's scanner
 from conformance.registry import check
 
 
@@ -121,7 +121,7 @@ def bounded_executorch_requirement(ctx: Context) -> None:
 def public_imports_only(ctx: Context) -> None:
     require_out_of_tree(ctx, "executorch's private modules are its own, changed with it in each release")
     name = ctx.descriptor.python_package
-    from conformance.judge_environment import vendor_import_path
+    from conformance.judge.judge_environment import vendor_import_path
 
     try:  # found on the vendor's import path (its PYTHONPATH, its .pth directories), never imported here
         if "." in name:
@@ -168,7 +168,7 @@ def _runtime_libraries(ctx: Context) -> list[Path]:
 
 
 def _read(path: Path):
-    from conformance.library_paths import UnreadableLibrary, read_library
+    from conformance.inspection.library_paths import UnreadableLibrary, read_library
 
     try:
         return read_library(path)
@@ -185,7 +185,7 @@ _RUNPATH_FIX = (
 
 def runpath_problems(library: Path, roots: list[Path]) -> list[str]:
     """One line per RPATH/RUNPATH entry of ``library`` that leaves the environment ``roots``."""
-    from conformance.library_paths import expand, inside
+    from conformance.inspection.library_paths import expand, inside
 
     info = _read(library)
     origin = library.resolve().parent
@@ -235,7 +235,7 @@ def _engine_libraries(ctx: Context) -> list[Path]:
 
 def _dlopen_note(ctx: Context, libraries: list[Path]) -> str | None:
     """A note for runtime libraries that call dlopen while the descriptor names no engine library."""
-    from conformance.library_paths import calls_dlopen
+    from conformance.inspection.library_paths import calls_dlopen
 
     if ctx.descriptor.engine_libraries():
         return None
@@ -254,7 +254,7 @@ def _notes(*notes: str | None) -> str | None:
 
 @check("PKG-5", "C-PKG-5", "the runtime libraries' RPATH and RUNPATH stay inside the installed environment")
 def runpath_inside_environment(ctx: Context) -> str | None:
-    from conformance.library_paths import environment_roots
+    from conformance.inspection.library_paths import environment_roots
 
     libraries = _existing_runtime_libraries(ctx)
     engines = _engine_libraries(ctx)
@@ -274,7 +274,7 @@ def needed_problems(
     environment ``roots`` nor in the system's library directories. ``loaded``: the libraries already in
     the process when ``library`` is loaded (``library_paths.loaded_closure``); a NEEDED library found only
     among them is appended to ``notes``, naming the library it resolves to."""
-    from conformance.library_paths import inside, resolve_needed, system_dirs
+    from conformance.inspection.library_paths import inside, resolve_needed, system_dirs
 
     system = [Path(os.path.realpath(d)) for d in system_dirs()]
     problems = []
@@ -300,7 +300,11 @@ def needed_problems(
 
 @check("PKG-6", "C-PKG-6", "the runtime libraries' NEEDED libraries resolve in the environment or the system")
 def needed_resolve_inside(ctx: Context) -> str | None:
-    from conformance.library_paths import environment_roots, executorch_runtime_libraries, loaded_closure
+    from conformance.inspection.library_paths import (
+        environment_roots,
+        executorch_runtime_libraries,
+        loaded_closure,
+    )
 
     libraries = _existing_runtime_libraries(ctx)
     engines = _engine_libraries(ctx)
@@ -424,7 +428,7 @@ def wheel_tag_problems(wheel: Path, audit: dict, provided: set[str]) -> tuple[li
 
 @check("PKG-7", "C-PKG-7", "the vendor wheel's platform tag is the one auditwheel finds for it", level=SHOULD)
 def wheel_platform_tag(ctx: Context) -> str | None:
-    from conformance.library_paths import environment_roots, inside, read_library, resolve_needed
+    from conformance.inspection.library_paths import environment_roots, inside, read_library, resolve_needed
 
     dist = _distribution(ctx)
     wheel = installed_wheel(dist)

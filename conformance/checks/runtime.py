@@ -13,9 +13,9 @@ import re
 
 from packaging.version import Version
 
-from conformance.blob_header import HeaderError, read_header
 from conformance.context import Context, RuntimeLoad
-from conformance.forge import rename_backend, replace_delegate_data, with_header_fields
+from conformance.inspection.blob_header import HeaderError, read_header
+from conformance.inspection.forge import rename_backend, replace_delegate_data, with_header_fields
 from conformance.outcomes import CheckFailed, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check

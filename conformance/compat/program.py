@@ -13,9 +13,9 @@ import stat
 import struct
 from pathlib import Path
 
-from conformance.blob_header import HeaderError, read_header
 from conformance.compat.errors import CompatInputError
 from conformance.input_files import kind_of
+from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.pte import PteFormatError, read_pte
 
 

@@ -25,8 +25,8 @@ from conformance.models.results import (  # noqa: F401  (the values of a row's r
     RUN_FAILED,
 )
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.task_registry import LOWER_MODEL
-from conformance.vendor_records import unpack
+from conformance.vendor.task_registry import LOWER_MODEL
+from conformance.vendor.vendor_records import unpack
 
 TASK = LOWER_MODEL
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.vendor_bootstrap import descriptor
-from conformance.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor_records import pack
-from conformance.vendor_tasks import partitioners
+from conformance.vendor.vendor_bootstrap import descriptor
+from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor.vendor_records import pack
+from conformance.vendor.vendor_tasks import partitioners
 
 
 def _schema(target: Any) -> str:

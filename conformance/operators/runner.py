@@ -29,9 +29,9 @@ from conformance.operators.isolation import Isolation
 from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close
-from conformance.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
-from conformance.vendor_process import VendorProcess
-from conformance.vendor_records import unpack
+from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
+from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.vendor_records import unpack
 
 #: Cases per batch (benchmarks/operator_corpus.py measures the trade-off: a lowering costs about 1.7 s of CPU
 #: plus 0.08 s per case on XNNPACK, so 96 cases take 15% less than two lowerings of 48).

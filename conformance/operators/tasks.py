@@ -13,10 +13,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.vendor_bootstrap import descriptor
-from conformance.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor_records import pack
-from conformance.vendor_tasks import observe, partitioners
+from conformance.vendor.vendor_bootstrap import descriptor
+from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor.vendor_records import pack
+from conformance.vendor.vendor_tasks import observe, partitioners
 
 
 def _flat(out: Any) -> list[Any]:

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance.certification.verify import check_report
 from conformance.checks import all_checks
 from conformance.context import Context
 from conformance.descriptor import DescriptorError
-from conformance.remote_descriptor import describe
 from conformance.testing import Options, run_suite
-from conformance.vendor_process import VendorProcess
-from conformance.verify import check_report
+from conformance.vendor.remote_descriptor import describe
+from conformance.vendor.vendor_process import VendorProcess
 
 GOLDEN = Path(__file__).parent / "golden"
 RUNS = [

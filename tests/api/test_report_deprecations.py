@@ -10,10 +10,10 @@ import json
 import warnings
 from pathlib import Path
 
+from conformance.certification.verify import check_report
 from conformance.descriptor import from_info, to_info
 from conformance.report import Report, build_report, seal, type_problems
-from conformance.summary_text import verdict_lines
-from conformance.verify import check_report
+from conformance.results.summary_text import verdict_lines
 from reference_backend.conformance import DESCRIPTOR
 
 FIXTURES = Path(__file__).resolve().parents[1] / "certification" / "data"

@@ -11,8 +11,8 @@ import time
 import pytest
 from templates import make_report
 
+from conformance.certification.verify import MAX_READ_BYTES, Unreadable, read_json
 from conformance.report import seal
-from conformance.verify import MAX_READ_BYTES, Unreadable, read_json
 
 
 def cli(*args, cwd=None):

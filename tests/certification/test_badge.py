@@ -9,7 +9,7 @@ import sys
 
 from templates import finish, make_report
 
-from conformance.badge import badge_fields
+from conformance.certification.badge import badge_fields
 from conformance.checks import all_checks
 from conformance.descriptor import CAPABILITY_ABSENT
 

@@ -19,12 +19,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from templates import finish, real_report
 
-from conformance import attestation as att
+from conformance.certification import attestation as att
+from conformance.certification.rerun import rerun_command
+from conformance.certification.verify import check_report
 from conformance.cli import main
 from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.report import seal
-from conformance.rerun import rerun_command
-from conformance.verify import check_report
 from conformance.version import SUITE_VERSION
 
 #: The day the fixture report is judged on (it was created on 2026-12-02).
@@ -522,7 +522,7 @@ def test_a_report_cannot_write_lines_of_its_own_into_the_output(real, tmp_path, 
 
 
 def test_a_badge_label_is_bounded(real):
-    from conformance.badge import badge_fields
+    from conformance.certification.badge import badge_fields
 
     label, _, _ = badge_fields(forge(real, lambda r: r["environment"].update(executorch="1" * 10**6)))
     assert len(label) < 50

@@ -42,7 +42,7 @@ def _timed(args: list[str]) -> tuple[int, float]:
 
 @pytest.mark.parametrize("shape", SHAPES, ids=list(SHAPES))
 def test_verify_sign_badge_and_page_are_fast_on_a_one_mib_reason(tmp_path, capsys, shape):
-    from conformance.attestation import generate_key
+    from conformance.certification.attestation import generate_key
 
     path = tmp_path / "report.json"
     path.write_text(json.dumps(_failing(SHAPES[shape](1 << 20))), encoding="utf-8")

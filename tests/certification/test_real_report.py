@@ -10,7 +10,7 @@ import sys
 import pytest
 from templates import finish
 
-from conformance.rerun import differences, rerun_command
+from conformance.certification.rerun import differences, rerun_command
 
 CHECKS = "PKG,BLOB"
 

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 from templates import finish, make_report
 
-from conformance import attestation as att
+from conformance.certification import attestation as att
 from conformance.checks import all_checks
 
 LIB = b"\x7fELF pretend runtime library"

@@ -10,11 +10,11 @@ import json
 import pytest
 from templates import finish, make_report
 
+from conformance.certification.verify import check_report, verify_report
 from conformance.checks import all_checks
 from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.released import releases
 from conformance.report import seal
-from conformance.verify import check_report, verify_report
 from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
 
 #: How many checks the suite has (a certify report holds each once).
@@ -361,7 +361,7 @@ def test_a_report_of_the_previous_release_verifies_in_its_window():
         "suite version 0.1.0 was valid until 2027-06-01" in p
         for p in verify_report(report, today=datetime.date(2027, 6, 2))
     )
-    from conformance.attestation import library_problems
+    from conformance.certification.attestation import library_problems
 
     del report["backend"]["runtime_libraries"]  # optional in schema 1
     assert library_problems(report, __file__)[1] == [

@@ -12,7 +12,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.compat import REFUSED, RUNS, UNKNOWN, load_rules, predict, read_program
-from conformance.forge import replace_delegate_data, with_header_fields
+from conformance.inspection.forge import replace_delegate_data, with_header_fields
 from conformance.pte import read_pte
 
 REPO = Path(__file__).resolve().parents[2]

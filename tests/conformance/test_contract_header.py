@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.blob_header import HeaderError, read_header, with_blob_format
+from conformance.inspection.blob_header import HeaderError, read_header, with_blob_format
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[2] / "kit" / "vectors" / "blob_headers.json").read_text()

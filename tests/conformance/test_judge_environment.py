@@ -1,4 +1,4 @@
-"""The judging process starts with an environment the suite controls (conformance/judge_environment.py;
+"""The judging process starts with an environment the suite controls (conformance/judge/judge_environment.py;
 docs/contract.md, "The judging process and the vendor's environment").
 
 Each variable that loads code gets a probe of its own, a real module or shared library that records
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.judge_environment import scrub
+from conformance.judge.judge_environment import scrub
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -222,7 +222,7 @@ def test_scrub_removes_and_names_each_variable(var):
 
 def test_judge_start_names_the_state_variable_of_judge_environment():
     """judge_start cannot import judge_environment before the path is set, so it spells the name itself."""
-    from conformance import judge_environment, judge_start
+    from conformance.judge import judge_environment, judge_start
 
     assert judge_start._STATE_VARIABLE == judge_environment.STATE_VARIABLE
 
@@ -232,7 +232,7 @@ def test_the_recorded_site_path_leaves_out_what_isolation_drops(tmp_path, monkey
     path through the record; the environment's own site directories do."""
     import site
 
-    from conformance.judge_environment import site_path
+    from conformance.judge.judge_environment import site_path
 
     extra = tmp_path / "on-pythonpath"
     extra.mkdir()

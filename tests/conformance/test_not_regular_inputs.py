@@ -62,7 +62,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     sys.path.insert(0, str(REPO / "tests" / "certification"))
     from templates import make_report
 
-    from conformance.attestation import generate_key
+    from conformance.certification.attestation import generate_key
 
     tmp = tmp_path_factory.mktemp("inputs")
     report = tmp / "report.json"

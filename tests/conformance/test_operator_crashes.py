@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from suite_runner import BROKEN, results_by_id, run_suite
 
+from conformance.certification.verify import check_report
 from conformance.context import Context
 from conformance.operators import case_outcomes as co
 from conformance.operators import runner
 from conformance.operators.isolation import CONSECUTIVE
-from conformance.vendor_process import VendorProcess
-from conformance.verify import check_report
+from conformance.vendor.vendor_process import VendorProcess
 
 OPERATORS = Path(__file__).parents[1] / "operators"
 MISBEHAVING = "broken_backends.descriptors:MISBEHAVING"

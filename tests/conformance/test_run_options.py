@@ -1,4 +1,4 @@
-"""The run's options have one owner (conformance/run_options.py): each wrong option gets the same message
+"""The run's options have one owner (conformance/run/run_options.py): each wrong option gets the same message
 from ``executorch-conformance run`` and from ``pytest -p conformance.plugin``, naming the option as that
 entry point spells it, before any vendor process starts (exit 2 from the CLI, pytest's usage error)."""
 
@@ -14,7 +14,7 @@ import pytest
 from suite_runner import PLAIN_PYTEST, run_suite
 
 import conformance
-from conformance.run_options import FLAGS, OptionsError, RunOptions
+from conformance.run.run_options import FLAGS, OptionsError, RunOptions
 
 #: (options, message) with the options and messages in the CLI's spelling; OPTION stands for a flag.
 CASES = [

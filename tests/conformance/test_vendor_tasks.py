@@ -1,4 +1,4 @@
-"""The vendor process runs the tasks of conformance/task_registry.py by name, and nothing else; the
+"""The vendor process runs the tasks of conformance/vendor/task_registry.py by name, and nothing else; the
 run's memory limit reaches every vendor process the Context starts (it travels with the Context, not
 through a module global)."""
 
@@ -11,7 +11,7 @@ import pytest
 from conformance.context import Context
 from conformance.descriptor import load_descriptor
 from conformance.outcomes import CheckFailed
-from conformance.vendor_process import VendorProcess
+from conformance.vendor.vendor_process import VendorProcess
 
 #: Start-up of a vendor process (torch and executorch imported) on a busy machine.
 TIMEOUT_S = 600
@@ -29,7 +29,7 @@ def test_only_registered_tasks_run(tmp_path):
     vendor = VendorProcess("ReferenceBackend", tmp_path)
     try:
         assert vendor.call("ping", what="ping", timeout=TIMEOUT_S) > 0
-        for name in ("conformance.capability_tasks:composition_flow", "os:system", "pack"):
+        for name in ("conformance.vendor.capability_tasks:composition_flow", "os:system", "pack"):
             with pytest.raises(
                 CheckFailed, match=rf"no vendor-process task is called '{name}' \(a defect of the suite\)"
             ):

@@ -27,7 +27,7 @@ It exports one small model (fixed seed) twice and writes, under
     suite's ``conformance`` package (pure Python, from this repository) is
     importable, the file is also read back with ``conformance.pte.read_pte``
     and each reference blob's contract header is decoded with
-    ``conformance.blob_header.read_header`` (section ``"read_back"``).
+    ``conformance.inspection.blob_header.read_header`` (section ``"read_back"``).
 
 If the reference backend cannot lower on this release, the error is recorded
 in the manifest (``"reference": {"error": ...}``), the XNNPACK export still
@@ -128,7 +128,7 @@ def read_back(data: bytes) -> dict:
     """The file as the suite's executorch-free reader sees it."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from conformance.blob_header import HeaderError, read_header
+    from conformance.inspection.blob_header import HeaderError, read_header
     from conformance.pte import read_pte
 
     program = read_pte(data)

@@ -32,7 +32,7 @@ REPO = HERE.parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from conformance.blob_header import read_header  # noqa: E402
+from conformance.inspection.blob_header import read_header  # noqa: E402
 from conformance.pte import read_pte  # noqa: E402
 
 BACKEND_ID = "ReferenceBackend"

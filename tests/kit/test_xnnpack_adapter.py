@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from backend_kit.header import Header, decode, encode, payload_of
-from conformance.forge import replace_delegate_data, with_header_fields
+from conformance.inspection.forge import replace_delegate_data, with_header_fields
 from conformance.pte import read_pte
 
 ROOT = Path(__file__).resolve().parents[2]

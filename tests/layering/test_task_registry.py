@@ -1,4 +1,4 @@
-"""The vendor-process tasks are named in one place (conformance/task_registry.py): every entry resolves
+"""The vendor-process tasks are named in one place (conformance/vendor/task_registry.py): every entry resolves
 to a function, the targets serve exactly the tasks marked for them, and no module addresses a task by
 its 'module:function' location instead of its registered name."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance import task_registry
 from conformance.targets import runtime as target_runtime
+from conformance.vendor import task_registry
 
 PACKAGE = Path(conformance.__file__).parent
 LOCATION = re.compile(r"^conformance(\.\w+)+:\w+$")

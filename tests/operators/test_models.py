@@ -15,8 +15,8 @@ import pytest
 from conformance.models.architectures import MODELS
 from conformance.models.runner import measure, parse_models
 from conformance.operators.corpus import cases
-from conformance.result_tables import MODELS as MODEL_TABLE
-from conformance.table_text import render
+from conformance.results.result_tables import MODELS as MODEL_TABLE
+from conformance.results.table_text import render
 
 HERE = Path(__file__).parent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from conformance.operator_junit import FILENAME, write_operators_junit
+from conformance.results.operator_junit import FILENAME, write_operators_junit
 
 ROW = {
     "op": "aten::add.Tensor",

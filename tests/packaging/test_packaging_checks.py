@@ -28,7 +28,7 @@ from conformance.checks.packaging import (
     runpath_problems,
     wheel_tag_problems,
 )
-from conformance.library_paths import environment_roots
+from conformance.inspection.library_paths import environment_roots
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "conformance"))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.blob_header import read_header, with_blob_format
-from conformance.forge import replace_delegate_data
+from conformance.inspection.blob_header import read_header, with_blob_format
+from conformance.inspection.forge import replace_delegate_data
 from conformance.pte import PteFormatError, read_pte
 
 REPO = Path(__file__).resolve().parents[2]

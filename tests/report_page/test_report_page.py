@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conformance.checks import all_checks
-from conformance.html_report import render_page, write_page
 from conformance.report import seal
+from conformance.results.html_report import render_page, write_page
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "matrix" / "results"

@@ -1,4 +1,4 @@
-"""The result tables are defined once (conformance/result_tables.py): the terminal, the HTML page and
+"""The result tables are defined once (conformance/results/result_tables.py): the terminal, the HTML page and
 Markdown draw the same columns in the same order with the same cells, on a real certify report."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from test_report_page import Dom
 
-from conformance.html_report import render_page
-from conformance.result_tables import CHECKS, MODELS, OPERATORS, TABLES, operator_state, with_cases
-from conformance.summary_text import summary_lines
-from conformance.table_text import markdown, render
+from conformance.results.html_report import render_page
+from conformance.results.result_tables import CHECKS, MODELS, OPERATORS, TABLES, operator_state, with_cases
+from conformance.results.summary_text import summary_lines
+from conformance.results.table_text import markdown, render
 
 REPO = Path(__file__).resolve().parents[2]
 CERTIFIED = REPO / "tests" / "certification" / "data" / "reference-certify-0.5.0.json"

@@ -1,5 +1,5 @@
 """A module that is not installed, met while the vendor's code is imported: the message names the file
-that imported it, its distribution, and whether that distribution declares it (conformance.import_hints).
+that imported it, its distribution, and whether that distribution declares it (conformance.vendor.import_hints).
 
 The real case: executorch 1.5.1's ``executorch.backends.openvino`` imports ``nncf``, which neither
 executorch's requirements nor its ``openvino`` extra declare. Each test runs in a real venv that has
@@ -45,7 +45,7 @@ def _hint_of(tmp_path: Path, hidden: str, statement: str) -> str:
     python = _without(tmp_path, hidden)
     script = tmp_path / "probe.py"
     script.write_text(
-        "from conformance.import_hints import hint\n"
+        "from conformance.vendor.import_hints import hint\n"
         f"try:\n    {statement}\nexcept ImportError as exc:\n    print(hint(exc))\nelse:\n    print('imported')\n"
     )
     proc = subprocess.run([str(python), str(script)], capture_output=True, text=True, timeout=600)
@@ -75,7 +75,7 @@ def test_openvino_is_named_as_declared_only_in_an_extra(tmp_path):
 
 
 def test_a_file_of_no_distribution_names_the_module_to_install(tmp_path):
-    from conformance.import_hints import hint
+    from conformance.vendor.import_hints import hint
 
     (tmp_path / "loose_vendor.py").write_text("import conformance_absent_dependency\n")
     sys.path.insert(0, str(tmp_path))
@@ -93,7 +93,7 @@ def test_a_file_of_no_distribution_names_the_module_to_install(tmp_path):
 
 
 def test_other_errors_get_no_hint():
-    from conformance.import_hints import hint
+    from conformance.vendor.import_hints import hint
 
     assert hint(ValueError("no")) is None
     assert hint(ImportError("cannot import name 'x' from 'y'")) is None

@@ -115,7 +115,7 @@ def test_the_base_environment_of_a_layered_venv_is_inside(layered, tmp_path):
     results = _suite(layered, tmp_path, _vendor(layered, "layered_vendor", [lib]))
     assert results["PKG-5"]["outcome"] == "passed", results["PKG-5"]
     assert results["PKG-6"]["outcome"] == "passed", results["PKG-6"]
-    from conformance.library_paths import read_library
+    from conformance.inspection.library_paths import read_library
 
     assert "libexecutorch.so" in read_library(lib).needed
 

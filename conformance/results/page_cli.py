@@ -3,7 +3,7 @@
     executorch-conformance page REPORT [--out FILE] [--markdown]
 
 REPORT is a report.json; the page goes to FILE (default: report.html next
-to REPORT). The page needs nothing from the network (conformance/html_report.py).
+to REPORT). The page needs nothing from the network (conformance/results/html_report.py).
 With ``--markdown``, the same tables as Markdown (default FILE: report.md; ``-``
 for standard output), for a CI job summary (``>> "$GITHUB_STEP_SUMMARY"``).
 
@@ -21,9 +21,9 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def _page(args: argparse.Namespace) -> int:
-    from conformance.html_report import write_page
+    from conformance.certification.verify import Unreadable, read_json
     from conformance.report import SCHEMA
-    from conformance.verify import Unreadable, read_json
+    from conformance.results.html_report import write_page
 
     def fail(message: str) -> int:
         print(f"executorch-conformance page: {args.report}: {message}", file=sys.stderr)
@@ -41,7 +41,7 @@ def _page(args: argparse.Namespace) -> int:
             "give the report.json that executorch-conformance run wrote"
         )
     if args.markdown:
-        from conformance.summary_text import markdown_summary
+        from conformance.results.summary_text import markdown_summary
 
         text = markdown_summary(report)
         if args.out == "-":

@@ -43,7 +43,7 @@ def with_header_fields(
     """``blob`` with the given contract header fields rewritten and the checksum recomputed."""
     import struct
 
-    from conformance.blob_header import CHECKSUM_AT, checksum, read_header
+    from conformance.inspection.blob_header import CHECKSUM_AT, checksum, read_header
 
     header = read_header(blob)
     raw = bytearray(blob)

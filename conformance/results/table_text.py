@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from conformance.result_tables import Table
+from conformance.results.result_tables import Table
 
 
 def render(table: Table, rows: Sequence[Any], width: int = 110) -> list[str]:

@@ -16,7 +16,7 @@ from typing import TextIO
 import pytest
 
 from conformance.outcomes import LABELS
-from conformance.result_tables import own_s, shared_s
+from conformance.results.result_tables import own_s, shared_s
 
 
 class Console:
@@ -69,7 +69,7 @@ class Console:
         """The tables and the verdict of a finished run (``summary_text``)."""
         import shutil
 
-        from conformance.summary_text import summary_lines
+        from conformance.results.summary_text import summary_lines
 
         if self.live and self.done:
             self._write("\n")

@@ -1,5 +1,5 @@
 """The vendor process: a child process, started with ``spawn``, in which every
-call into the vendor's code runs (``conformance.vendor_bootstrap``).
+call into the vendor's code runs (``conformance.vendor.vendor_bootstrap``).
 
 ``pebble.ProcessPool`` with one worker does the process management: it
 reports a worker killed by a signal as ``ProcessExpired`` with the exit code,
@@ -35,9 +35,9 @@ from typing import Any, ClassVar
 
 import pebble
 
-from conformance import vendor_bootstrap, vendor_envelope
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.vendor_launch import use_launcher
+from conformance.vendor import vendor_bootstrap, vendor_envelope
+from conformance.vendor.vendor_launch import use_launcher
 
 #: How long the vendor process may take to start (import torch, executorch and the descriptor).
 STARTUP_TIMEOUT_S = 300.0
@@ -117,12 +117,12 @@ def _tail_lines(path: Path) -> list[str]:
 #: What a task's result may be made of (``load_result``): plain data and the suite's own records.
 _RESULT_TYPES = {
     ("builtins", name) for name in ("frozenset", "set", "bytearray", "complex", "slice", "range")
-} | {("conformance.vendor_records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
+} | {("conformance.vendor.vendor_records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
 
 
 class _ResultUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _RESULT_TYPES or module.startswith("conformance.capability_tasks"):
+        if (module, name) in _RESULT_TYPES or module.startswith("conformance.vendor.capability_tasks"):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name}")
 
@@ -232,7 +232,7 @@ class VendorProcess:
         return self._pool
 
     def call(self, task: str, *args: Any, what: str, timeout: float) -> Any:
-        """Runs the task called ``task`` (``conformance.task_registry``) in the vendor process; ``what`` names it in messages."""
+        """Runs the task called ``task`` (``conformance.vendor.task_registry``) in the vendor process; ``what`` names it in messages."""
         return self._run(task, args, what, timeout)[0]
 
     def call_with_log(self, task: str, *args: Any, what: str, timeout: float) -> tuple[Any, str]:

@@ -68,11 +68,11 @@ VENDOR_SYS_PATH = "EXECUTORCH_CONFORMANCE_VENDOR_SYS_PATH"
 
 
 def _vendor_environment() -> str:
-    """In the isolated judge (conformance/judge_environment.py): the launcher lines that start the vendor
+    """In the isolated judge (conformance/judge/judge_environment.py): the launcher lines that start the vendor
     process in the vendor's environment: without the judge's -I and -S (multiprocessing repeats the
     interpreter's flags), with the vendor's variables only, and its import path in VENDOR_SYS_PATH
     (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path). Elsewhere: none."""
-    from conformance.judge_environment import vendor_state
+    from conformance.judge.judge_environment import vendor_state
 
     state = vendor_state()
     if state is None:

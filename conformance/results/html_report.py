@@ -29,7 +29,7 @@ from typing import Any
 
 from conformance.outcomes import LABELS
 from conformance.registry import not_checked_lines
-from conformance.result_tables import (
+from conformance.results.result_tables import (
     BAD_STATE,
     CHECKS,
     MODELS,

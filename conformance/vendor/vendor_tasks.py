@@ -1,9 +1,9 @@
-"""The suite's own tasks of the vendor process (``conformance.task_registry``):
+"""The suite's own tasks of the vendor process (``conformance.vendor.task_registry``):
 the sample models and their eager outputs, the partitioners and lowering, the
 runtime load and executions, and the descriptor as plain data.
 
-Each follows the contract of ``conformance.vendor_envelope``: it returns plain
-data or the suite's records (``conformance.vendor_records``), or raises
+Each follows the contract of ``conformance.vendor.vendor_envelope``: it returns plain
+data or the suite's records (``conformance.vendor.vendor_records``), or raises
 ``VendorError`` naming what failed. What a task makes once per process (the
 sample models, the runtime load, the loaded programs) is held here.
 """
@@ -15,9 +15,14 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from conformance.vendor_bootstrap import descriptor, descriptor_failure, load_descriptor, registered_at_import
-from conformance.vendor_envelope import VendorError, one_line, plain, step, vendor_call
-from conformance.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor.vendor_bootstrap import (
+    descriptor,
+    descriptor_failure,
+    load_descriptor,
+    registered_at_import,
+)
+from conformance.vendor.vendor_envelope import VendorError, one_line, plain, step, vendor_call
+from conformance.vendor.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 
 class _Held:
@@ -449,7 +454,7 @@ def ping() -> int:
 
 
 def describe() -> dict[str, Any]:
-    """The descriptor as plain data (``conformance.remote_descriptor`` rebuilds it in the process that
+    """The descriptor as plain data (``conformance.vendor.remote_descriptor`` rebuilds it in the process that
     judges): {'error': the DescriptorError's message} or {'info': ...}, all of it JSON text."""
     import json
 

@@ -8,7 +8,7 @@ which the vendor's output cannot reach, so that the parent can say in which
 step a crash or hang happened; the pid of the process that runs the task goes
 to a third (``PID_SUFFIX``), which the parent watches.
 
-Contract of every task (``conformance.task_registry``): it returns plain data,
+Contract of every task (``conformance.vendor.task_registry``): it returns plain data,
 or raises ``VendorError`` (a one-line message naming what failed), whatever the
 vendor's code raised.
 """
@@ -46,7 +46,7 @@ _steps = _Steps()
 def run(log_path: str, call: Callable[[], Any]) -> bytes:
     """Runs ``call`` with fds 1 and 2 sent to ``log_path`` and its step markers written to
     ``log_path + STEPS_SUFFIX`` (a file the vendor's output cannot reach or imitate); see the module
-    contract. The result is returned pickled, for ``conformance.vendor_process.load_result``, which
+    contract. The result is returned pickled, for ``conformance.vendor.vendor_process.load_result``, which
     accepts only the suite's own types."""
     sys.stdout.flush()
     sys.stderr.flush()
@@ -107,7 +107,7 @@ def one_line(exc: BaseException) -> str:
     if frames:
         text += f" (at {frames[-1].filename}:{frames[-1].lineno})"
     if isinstance(exc, ImportError):
-        from conformance.import_hints import hint
+        from conformance.vendor.import_hints import hint
 
         found = hint(exc)
         text += f": {found}" if found else ""

@@ -21,7 +21,7 @@ def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
     conditional checks a backend is exempt from). Draw a badge only from a
     report that verifies (``executorch-conformance badge`` does).
     """
-    from conformance.verify import tally
+    from conformance.certification.verify import tally
 
     counts, waived, _ = tally(report["results"], report["backend"].get("capabilities", []))
     message = f"{report['verdict']} {counts['passed']}/{counts['total']}"

@@ -1,5 +1,5 @@
-"""The judging process's first code: run as ``python -I -S conformance/judge_start.py ARGS`` by
-``conformance.judge_environment.reexec`` (and by pytest-xdist for its workers: ``--worker -u -c CODE``).
+"""The judging process's first code: run as ``python -I -S conformance/judge/judge_start.py ARGS`` by
+``conformance.judge.judge_environment.reexec`` (and by pytest-xdist for its workers: ``--worker -u -c CODE``).
 
 No ``site`` ran (-S), so nothing of the environment has run yet and nothing is on the import path but the
 standard library. This file builds the path the way ``site.addsitedir`` would, without running code: the
@@ -88,7 +88,9 @@ def judge_path() -> list[str]:
             if site_dir and os.path.isdir(site_dir) and site_dir not in path:
                 path += [site_dir, *_pth_directories(site_dir)]
     path += _recorded_site_path()
-    path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path.append(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    )  # conformance/judge/..
     return list(dict.fromkeys(path))  # in order, each once
 
 

@@ -7,7 +7,7 @@ titles and applies_if of every result must be those of the released suite
 version that wrote the report, the summary must count the results, the
 verdict must be the one the results give, and the suite version must be
 released and inside its validity window. It cannot tell who wrote a report:
-that is what a signature is for (conformance/attestation.py).
+that is what a signature is for (conformance/certification/attestation.py).
 """
 
 from __future__ import annotations

@@ -308,7 +308,7 @@ def open_envelope(envelope: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 
 
 def parse_statement(payload: bytes) -> dict[str, Any]:
-    from conformance.verify import loads_strict
+    from conformance.certification.verify import loads_strict
 
     try:
         stmt = loads_strict(payload.decode("utf-8"))

@@ -2,7 +2,7 @@
 vendor process and the targets share.
 
 The parent addresses a task by its name (``Context.call("execute", ...)``); the
-vendor process runs only the tasks named here (``conformance.vendor_bootstrap``
+vendor process runs only the tasks named here (``conformance.vendor.vendor_bootstrap``
 imports the function at ``location`` when the task is first called), and a
 target's runner serves those marked ``on_target`` (``conformance.targets.runtime``).
 A name that is not here is a defect of the suite, refused in the vendor process
@@ -18,14 +18,14 @@ import dataclasses
 @dataclasses.dataclass(frozen=True)
 class Task:
     """One vendor-process task: its name, where its function lives ('module:function', following the
-    contract of ``conformance.vendor_envelope``), and whether a target's runner serves it instead."""
+    contract of ``conformance.vendor.vendor_envelope``), and whether a target's runner serves it instead."""
 
     name: str
     location: str
     on_target: bool = False
 
 
-_BUILT_IN = "conformance.vendor_tasks"
+_BUILT_IN = "conformance.vendor.vendor_tasks"
 
 PING = "ping"
 DESCRIBE = "describe"
@@ -63,9 +63,9 @@ TASKS: dict[str, Task] = {
         Task(EXECUTE_REPEATEDLY, f"{_BUILT_IN}:execute_repeatedly", on_target=True),
         Task(RUNTIME_LIBRARIES, f"{_BUILT_IN}:runtime_libraries"),
         Task(EXECUTORCH_VERSION, f"{_BUILT_IN}:executorch_version"),
-        Task(QUANTIZED_FLOW, "conformance.capability_tasks:quantized_flow"),
-        Task(DYNAMIC_FLOW, "conformance.capability_tasks:dynamic_flow"),
-        Task(COMPOSITION_FLOW, "conformance.capability_tasks:composition_flow"),
+        Task(QUANTIZED_FLOW, "conformance.vendor.capability_tasks:quantized_flow"),
+        Task(DYNAMIC_FLOW, "conformance.vendor.capability_tasks:dynamic_flow"),
+        Task(COMPOSITION_FLOW, "conformance.vendor.capability_tasks:composition_flow"),
         Task(LOWER_OPERATOR_BATCH, "conformance.operators.tasks:lower_batch"),
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
     )

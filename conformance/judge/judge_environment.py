@@ -3,7 +3,7 @@ process and the vendor's environment").
 
 ``executorch-conformance run`` (and verify, badge, sign) is started by an interpreter of the certifier's
 environment, where the vendor's wheel may be installed. Before any check, the command re-executes itself
-(``reexec``) as ``python -I -S conformance/judge_start.py ...``:
+(``reexec``) as ``python -I -S conformance/judge/judge_start.py ...``:
 
 - ``-I``: no ``PYTHON*`` variable is read (PYTHONPATH, PYTHONSTARTUP, PYTHONWARNINGS, ...), no user site
   directory, not the current directory;

@@ -1,6 +1,6 @@
 """Vendor-process tasks of the quantized, dynamic-shape and composition checks
-(registered in ``conformance.task_registry``, called through ``Context.call``).
-Each follows the contract of ``conformance.vendor_envelope``:
+(registered in ``conformance.vendor.task_registry``, called through ``Context.call``).
+Each follows the contract of ``conformance.vendor.vendor_envelope``:
 it returns plain data or raises VendorError naming what failed.
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.vendor_bootstrap import descriptor
-from conformance.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor_records import pack
-from conformance.vendor_tasks import made_sample, observe, partitioners
+from conformance.vendor.vendor_bootstrap import descriptor
+from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor.vendor_records import pack
+from conformance.vendor.vendor_tasks import made_sample, observe, partitioners
 
 QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
 DEQUANTIZE_OPS = (

@@ -17,7 +17,7 @@ from pathlib import Path
 from conformance.descriptor import BackendDescriptor, DescriptorError
 from conformance.descriptor import from_info as _from_info
 from conformance.outcomes import CheckFailed
-from conformance.vendor_process import VendorProcess
+from conformance.vendor.vendor_process import VendorProcess
 
 
 def from_info(text: str) -> BackendDescriptor:

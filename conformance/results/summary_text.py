@@ -19,7 +19,7 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.registry import not_checked_lines
-from conformance.result_tables import (
+from conformance.results.result_tables import (
     CHECKS,
     MODELS,
     OPERATORS,
@@ -27,7 +27,7 @@ from conformance.result_tables import (
     shared_setup_line,
     with_cases,
 )
-from conformance.table_text import render
+from conformance.results.table_text import render
 
 
 def verdict_lines(report: dict[str, Any]) -> list[str]:
@@ -85,8 +85,8 @@ def markdown_summary(report: dict[str, Any]) -> str:
     """The run as Markdown (a CI job summary: ``page --markdown``): the verdict, the same tables as the
     terminal's and the page's, the shared setup and the clauses not checked. Never raises on a report of
     the wrong shape (the cells of ``result_tables`` do not)."""
-    from conformance.result_tables import get
-    from conformance.table_text import markdown
+    from conformance.results.result_tables import get
+    from conformance.results.table_text import markdown
 
     backend = get(report, "backend", {})
     results = [r for r in get(report, "results", []) or [] if isinstance(r, dict)]

@@ -78,8 +78,8 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
 
     Raises _Rejected for an unusable file or a signature that does not verify.
     """
-    from conformance import attestation as att
-    from conformance.verify import Unreadable, read_json
+    from conformance.certification import attestation as att
+    from conformance.certification.verify import Unreadable, read_json
 
     try:
         doc = read_json(args.file)
@@ -137,7 +137,7 @@ def _at(value: str | None) -> datetime.date | None:
 def _artifact_problems(
     args: argparse.Namespace, report: dict[str, Any], stmt: dict[str, Any] | None
 ) -> list[str]:
-    from conformance import attestation as att
+    from conformance.certification import attestation as att
 
     problems, digests = [], {}
     for wheel in args.wheel or []:
@@ -154,8 +154,8 @@ def _artifact_problems(
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from conformance import attestation as att
-    from conformance.verify import check_report
+    from conformance.certification import attestation as att
+    from conformance.certification.verify import check_report
 
     if args.allow_unsigned and (args.require_signature or args.trusted_key or args.identity):
         raise ValueError(
@@ -223,13 +223,13 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
-    from conformance.rerun import environment_notes, rerun, rerun_command
+    from conformance.certification.rerun import environment_notes, rerun, rerun_command
 
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
     shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
+    from conformance.certification.rerun_identity import identity_problems, installed_backend
     from conformance.descriptor import DescriptorError
-    from conformance.rerun_identity import identity_problems, installed_backend
 
     spec = report["options"]["backend"]
     try:
@@ -262,9 +262,9 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
 
 
 def _badge(args: argparse.Namespace) -> int:
-    from conformance import attestation as att
-    from conformance.badge import write_badge
-    from conformance.verify import check_report
+    from conformance.certification import attestation as att
+    from conformance.certification.badge import write_badge
+    from conformance.certification.verify import check_report
 
     try:
         report, stmt, _ = _load(args)
@@ -294,8 +294,8 @@ def _default_out(report_path: Path, suffix: str) -> Path:
 
 
 def _sign(args: argparse.Namespace) -> int:
-    from conformance import attestation as att
-    from conformance.verify import Unreadable, check_report, read_json
+    from conformance.certification import attestation as att
+    from conformance.certification.verify import Unreadable, check_report, read_json
 
     if bool(args.key) == bool(args.sigstore):
         raise ValueError("give exactly one of --key KEY.pem and --sigstore")
@@ -333,7 +333,7 @@ def _sign(args: argparse.Namespace) -> int:
 
 
 def _keygen(args: argparse.Namespace) -> int:
-    from conformance.attestation import generate_key
+    from conformance.certification.attestation import generate_key
 
     private, public, keyid = generate_key(args.out)
     _say(f"private key: {private} (keep it secret)")
