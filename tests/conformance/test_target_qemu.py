@@ -20,10 +20,12 @@ from check_outcomes import run_checks
 from runner_build import runner_file_hashes
 from suite_runner import BROKEN, run_suite
 
+from conformance.checks import all_checks
 from conformance.cli import main as cli_main
 from conformance.targets.runtime import runner_machine
 
-RT = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6"]
+#: Every runtime check of the suite (RT-7, the acceptance rules, among them).
+RT = [c.id for c in all_checks() if c.id.startswith("RT-")]
 
 
 @pytest.fixture(scope="session")

@@ -28,8 +28,34 @@ from conformance.pte.reader import read_pte
 ROOT = qemu_build.ROOT
 VECTORS = json.loads((ROOT / "kit" / "vectors" / "blob_headers.json").read_text())
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "blobs" / "blobs.json").read_text())
-#: The runtime tests/kit/test_header_vectors.py judges the vectors for (its RT), as judge_vectors' arguments.
-JUDGE_ARGS = ["ReferenceBackend", "executorch-reference-backend", "0.3.0", "1.5.1", "1", "0", "3", "0.3.0"]
+
+
+def _judge_args() -> list[str]:
+    """The runtime tests/kit/test_header_vectors.py judges the vectors for (its RT, the one source: it
+    follows the reference backend's version), as judge_vectors' arguments."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "_header_vectors", ROOT / "tests" / "kit" / "test_header_vectors.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rt = module.RT
+    dotted = ".".join
+    return [
+        rt.backend_id,
+        rt.distribution,
+        dotted(map(str, rt.backend_version)),
+        dotted(map(str, rt.executorch_version)),
+        str(rt.blob_format_major),
+        str(rt.blob_format_minor_min),
+        str(rt.blob_format_minor),
+        dotted(map(str, rt.current_format_since)),
+    ]
+
+
+JUDGE_ARGS = _judge_args()
 #: machine -> (GNU triple of Debian's cross compiler, its package, byte order)
 MACHINES = {
     "aarch64": ("aarch64-linux-gnu", "g++-aarch64-linux-gnu", "little"),
