@@ -1,5 +1,6 @@
 """OpenVINO delegate (executorch 1.5.1, openvino 2025.4.1): operators OpenvinoPartitioner claims and
-then gets wrong: a 0-dimensional (scalar) input or output fails at execute (error 0x1), pooling and
+then gets wrong: a 0-dimensional (scalar) input or output, or a tensor with no elements, fails at
+execute (error 0x1), pooling and
 convolution of a channels-last input give wrong values, upsample_bilinear2d fails to convert, and
 index_put with accumulate=True overwrites instead of adding.
 
@@ -10,11 +11,12 @@ Standalone (torch, executorch 1.5.1, openvino, nncf; no conformance-suite code):
 What it does: lowers each one-operator program with OpenvinoPartitioner (which claims all of them)
 and runs it with ExecuTorch's Python runtime, comparing with eager PyTorch (within bf16's precision,
 which OpenVINO's CPU plugin computes in): relu of a rank-0 tensor, sum of a rank-1 tensor to a
-rank-0 one, max_pool2d and conv2d of channels-last inputs, upsample_bilinear2d (scale 2), and
+rank-0 one, permute and reshape of a tensor with no elements (shape 0x3), max_pool2d and conv2d of
+channels-last inputs, upsample_bilinear2d (scale 2), and
 index_put with repeated indices and accumulate=True.
 
 Seen: the rank-0 programs fail with 0x1 (ExecuTorch's OpenvinoBackend::execute cannot make an
-OpenVINO tensor of rank 0), the channels-last ones are computed as if the data were contiguous
+OpenVINO tensor of rank 0), so do the programs of an empty tensor, the channels-last ones are computed as if the data were contiguous
 (ExecuTorch's OpenVINO runtime ignores the dim order), upsample_bilinear2d fails to lower (the
 partitioner asks ExecuTorch not to decompose it, then does not claim it: "was not decomposed or
 delegated"), and index_put gives 2 where eager gives 4.
@@ -67,6 +69,8 @@ def main() -> int:
     cases = {
         "relu of a rank-0 tensor": (torch.relu, torch.tensor(-1.5)),
         "sum of a rank-1 tensor (a rank-0 result)": (lambda x: x.sum(dim=0), torch.randn(33)),
+        "permute of a tensor with no elements": (lambda x: x.permute(1, 0), torch.zeros(0, 3)),
+        "reshape of a tensor with no elements": (lambda x: x.reshape(3, 0), torch.zeros(0, 3)),
         "max_pool2d of a channels-last input": (
             lambda x: torch.nn.functional.max_pool2d(x, 2),
             torch.randn(2, 3, 8, 8).contiguous(memory_format=torch.channels_last),
