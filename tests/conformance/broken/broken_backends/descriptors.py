@@ -275,20 +275,33 @@ STEALS_FROM_XNNPACK = variant(
 )
 
 
-def _rules(name: str, **changes) -> AcceptanceRulesFile:
-    """The reference backend's own acceptance rules with ``changes`` made to the entry of the runtime this
-    descriptor loads, written once to a file named by its content (the vendor process and the judge read
-    the same path). Derived, not copied, so the broken rules stay one change away from the real ones when
-    the reference backend moves to a new version or blob format."""
-    import hashlib
+def _reference_rules() -> tuple[dict, str]:
+    """(the reference backend's acceptance rules as JSON data, the release of the runtime it loads)."""
     import json
-    import tempfile
 
     assert REFERENCE.acceptance is not None
     rules = json.loads(Path(REFERENCE.acceptance.path).read_text())
     release = Version(REFERENCE.version).base_version
     assert release in rules["runtimes"], f"the reference rules have no entry for {release}"
-    rules["runtimes"][release].update(changes)
+    return rules, release
+
+
+_REFERENCE_RULES, _RELEASE = _reference_rules()
+_NEWEST_MINOR = _REFERENCE_RULES["runtimes"][_RELEASE]["blob_format_minors"][1]
+
+
+def _rules(name: str, **changes) -> AcceptanceRulesFile:
+    """The reference backend's own acceptance rules with ``changes`` made to the entry of the runtime this
+    descriptor loads, written once to a file named by its content (the vendor process and the judge read
+    the same path). Derived, not copied, so the broken rules stay one change away from the real ones when
+    the reference backend moves to a new version or blob format."""
+    import copy
+    import hashlib
+    import json
+    import tempfile
+
+    rules = copy.deepcopy(_REFERENCE_RULES)
+    rules["runtimes"][_RELEASE].update(changes)
     text = json.dumps(rules, indent=1, sort_keys=True) + "\n"
     out = Path(tempfile.gettempdir()) / "conformance-broken-rules"
     out.mkdir(exist_ok=True)
@@ -300,24 +313,16 @@ def _rules(name: str, **changes) -> AcceptanceRulesFile:
     return AcceptanceRulesFile(str(path))
 
 
-def _newest_minor() -> int:
-    assert REFERENCE.acceptance is not None
-    import json
-
-    rules = json.loads(Path(REFERENCE.acceptance.path).read_text())
-    return rules["runtimes"][Version(REFERENCE.version).base_version]["blob_format_minors"][1]
-
-
 # The reference runtime with acceptance rules that do not describe it: rules claiming it reads one blob
 # format minor past its newest (it refuses it with 0x30), and rules claiming it reads neither header
 # format 2 nor blob formats older than 1.2 (it runs them). RT-7 catches both; RT-5 passes them (they
 # refuse what it forges).
 CLAIMS_NEWER_MINOR = dataclasses.replace(
-    REFERENCE, acceptance=_rules("claims_newer_minor", blob_format_minors=[0, _newest_minor() + 1])
+    REFERENCE, acceptance=_rules("claims_newer_minor", blob_format_minors=[0, _NEWEST_MINOR + 1])
 )
 UNDERSTATES_OLD_FORMATS = dataclasses.replace(
     REFERENCE,
     acceptance=_rules(
-        "understates_old_formats", header_formats=[1, 1], blob_format_minors=[2, _newest_minor()]
+        "understates_old_formats", header_formats=[1, 1], blob_format_minors=[2, _NEWEST_MINOR]
     ),
 )
