@@ -11,5 +11,8 @@ for a in "$@"; do
   if [ "$a" = --full ]; then tier=(); else args+=("$a"); fi
 done
 bash scripts/bootstrap.sh
+# One lowering cache for the whole session (not ~/.cache): the many whole-suite runs of the tests lower the
+# reference backend's samples once. Tests about lowering itself pass --no-cache.
+export EXECUTORCH_CONFORMANCE_CACHE_DIR="${EXECUTORCH_CONFORMANCE_CACHE_DIR:-$PWD/build/lowering-cache}"
 # worksteal: the slowest tests (whole suite runs) come last in collection order; idle workers take them over.
 exec .venv/bin/python -m pytest -n 2 --dist worksteal "${tier[@]}" "${args[@]}"
