@@ -238,6 +238,9 @@ class BackendDescriptor:
                         (dlopen), such as an inference engine found through an environment variable
                         (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
                         runtime_libraries().
+    lowering_environment: names of the environment variables whose values change what lowering
+                        makes (a compiler option, a fault switch); their values are part of the
+                        lowering cache's key, so a cached lowering never stands for another setting.
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -261,6 +264,7 @@ class BackendDescriptor:
     registered_at_import: bool = data(bool, default=False)
     acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
     engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
+    lowering_environment: frozenset[str] = data(frozenset, items=str, default=frozenset())
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and

@@ -12,8 +12,8 @@ for a in "$@"; do
   if [ "$a" = --full ]; then tier=(); name=full; else args+=("$a"); fi
 done
 bash scripts/bootstrap.sh
-# The tests share one lowering cache (conformance's EXECUTORCH_CONFORMANCE_CACHE_DIR), kept in build/ rather
-# than in the user's cache directory: the many whole-suite runs of one session lower each program once.
+# One lowering cache for the whole session (build/, not ~/.cache): the many whole-suite runs of the tests
+# lower the reference backend's samples once. Tests about lowering itself pass --no-cache.
 export EXECUTORCH_CONFORMANCE_CACHE_DIR=${EXECUTORCH_CONFORMANCE_CACHE_DIR:-$PWD/build/lowering-cache}
 start=$SECONDS
 rc=0

@@ -197,10 +197,8 @@ def _lowering(ctx: Context, keys: tuple[str, ...], vendor: VendorProcess | None 
         else f"lowering of {corpus.case(keys[0]).describe()}"
     )
 
-    def lower() -> dict[str, Any]:
-        if vendor is None:
-            return ctx.call(TASK, list(keys), what=what)
-        return vendor.call(TASK, list(keys), what=what, timeout=ctx.timeout)
+    def lower() -> dict[str, Any]:  # through the run's lowering cache, in whichever process
+        return ctx.call(TASK, list(keys), what=what, vendor=vendor)
 
     return ctx.shared(("operators", "lower", keys), lower)
 

@@ -64,8 +64,8 @@ def test_an_addition_passes(tmp_path):
     root = _copy(tmp_path)
     _edit(
         root / "conformance" / "descriptor.py",
-        "listing(default=lambda: ())\n\n    def __post_init__",
-        "listing(default=lambda: ())\n    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
+        "data(frozenset, items=str, default=frozenset())\n\n    def __post_init__",
+        "data(frozenset, items=str, default=frozenset())\n    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
     )
     _edit(
         root / "conformance" / "testing.py",
