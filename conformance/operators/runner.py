@@ -232,8 +232,9 @@ def _parts(keys: tuple[str, ...], got: dict[str, Any]) -> list[tuple[str, ...]]:
 
 def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
     """Lowers ``batches`` in up to LOWERING_PROCESSES vendor processes at once, memoizing each result as
-    ``_lowering`` does: the loop that follows meets them, and isolates the failures itself (a helper's
-    failure is forgotten, so that the loop meets it again in the Context's process; the helper stops).
+    ``_lowering`` does: the loop that follows meets them, and isolates the failures itself (an error a
+    helper raised is forgotten, so that the loop meets it again in the Context's process, and the helper
+    stops; a batch whose lowering failed after the partitioners ran is a result, kept like any other).
     After a crash or timeout no further batch is started here (the loop decides what runs next)."""
     count = min(LOWERING_PROCESSES, len(batches))
     if count < 2:
