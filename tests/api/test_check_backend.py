@@ -95,6 +95,7 @@ def test_check_backend_from_the_vendors_tests(vendor_run):
     assert "2 failed" not in out and "1 failed, 3 passed, 1 skipped" in out, out[-2000:]
 
 
+@pytest.mark.full
 def test_a_malformed_descriptor_is_a_descriptor_error_naming_it():
     with pytest.raises(DescriptorError) as err:
         check_backend("suite_0_4_0.mixed:MISNAMED", checks="AOT-1")
