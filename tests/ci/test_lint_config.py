@@ -49,7 +49,7 @@ def test_ci_prints_a_timing_table_of_its_steps_even_when_a_step_fails():
     text = (REPO / ".ci" / "run").read_text()
     assert "trap timing_table EXIT" in text
     for command in ("bash scripts/bootstrap.sh", "bash scripts/lint.sh", "bash scripts/test.sh --full -q"):
-        assert re.search(rf'^step "[^"]+" {re.escape(command)}', text, re.M), command
+        assert re.search(rf'^step "[^"]+" {re.escape(command)}', text, re.MULTILINE), command
 
 
 def test_lint_script_runs_every_tool_in_check_mode():
