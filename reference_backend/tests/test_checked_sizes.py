@@ -42,6 +42,7 @@ def _refused_at_init(tmp_path, pte: bytes, *fragments: str):
     return line
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_the_forgeries_start_from_programs_that_run(tmp_path):
     for pte in (conv_relu_pte(), quant_conv_pte()):
         (tmp_path / "m.pte").write_bytes(pte)
@@ -136,6 +137,7 @@ def test_an_output_size_above_32_bits_is_not_cut_to_a_declared_one(tmp_path):
     _refused_at_init(tmp_path, forge(pte, edit), "op 0 (conv2d)", "output height", "4294967297")
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_a_channel_product_above_32_bits_is_not_cut_to_zero(tmp_path):
     """Weight [0, 2^31, 1, 1] with groups 2: 2^31 * 2 input channels, which is
     0 in 32 bits, the channel count of the forged input."""

@@ -53,6 +53,7 @@ def heavy(tmp_path_factory):
     return path
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_a_genuine_program_over_the_maximum_is_refused_at_init_and_runs_under_it(genuine):
     limit = GENUINE_STEPS - 1
     line = _refusal(run_in_child(genuine, env={"REFERENCE_BACKEND_MAX_COMPUTE_STEPS": str(limit)}))
@@ -72,6 +73,7 @@ def test_the_default_maximum_refuses_a_forged_program_that_would_run_for_minutes
     assert "more than the 10000000000 allowed" in line and "(op 0, conv2d: " in line, line
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_the_c_api_raises_the_maximum_over_the_environment(heavy, genuine):
     result = run_in_child(heavy, run=False, max_compute=10**11)
     assert (result.stage, result.error, result.max_compute) == ("load", None, 10**11), result.backend_lines()

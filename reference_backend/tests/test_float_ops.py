@@ -158,6 +158,7 @@ def test_a_view_of_a_dynamic_dimension_is_not_claimed_but_sigmoid_is():
     assert why_unsupported(nodes["aten::view_copy"]) == "aten::view_copy runs on static shapes only"
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_a_pool_counts_toward_the_compute_bound(tmp_path, runtime):
     """One max_pool2d, 2x2 stride 2 on [1, 2, 6, 6]: 18 outputs x (2 x (2 + 1) + 1 + 1) steps, + 1 for the
     op's dispatch, + 18 for the output copy (float_ops.cpp float_op_steps)."""
@@ -200,7 +201,14 @@ FORGERIES = {
 }
 
 
-@pytest.mark.parametrize("name", list(FORGERIES))
+#: The forgeries of the default tier (one per kind of check in init); the full tier runs them all.
+DEFAULT_TIER_FORGERIES = ("view_negative", "max_pool_kernel_0", "softmax_dim_out_of_rank")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=() if n in DEFAULT_TIER_FORGERIES else pytest.mark.full) for n in FORGERIES],
+)
 def test_forged_parameter_words_are_refused_at_init(tmp_path, name):
     op, word, value, fragment = FORGERIES[name]
     target = op_named(fields_of(shaped_pte()), op)

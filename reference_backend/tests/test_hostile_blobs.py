@@ -188,6 +188,7 @@ def test_dimensions_rewritten_to_16384x16384_are_refused_before_allocating(tmp_p
     assert result["peak_mib"] < 2048, result  # nothing near the 3 GiB was allocated
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_a_forged_limit_is_still_bounded_by_the_applications_maximum(tmp_path, chain_pte):
     """The forger also raises the recorded limit: the application's maximum
     (default 2 GiB, here the environment's 1 GiB) refuses it."""
@@ -219,6 +220,7 @@ def test_a_forged_limit_is_still_bounded_by_the_applications_maximum(tmp_path, c
         assert result["peak_mib"] < 2048, result
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_the_application_maximum_refuses_a_genuine_blob_and_is_set_through_the_c_api(tmp_path):
     torch.manual_seed(0)
     (tmp_path / "m.pte").write_bytes(export(MLP().eval(), (torch.randn(4, 16),)).buffer)
@@ -252,6 +254,7 @@ def test_header_format_1_is_still_written_on_request_and_runs(tmp_path):
 # --------------------------------------------------------------------------- named-data integrity
 
 
+@pytest.mark.full  # each starts processes that export and run: the full tier (CI) runs it
 def test_a_damaged_ptd_fails_its_checksum_with_the_key_and_the_file(tmp_path):
     torch.manual_seed(0)
     model = MLP().eval()

@@ -34,6 +34,7 @@ def real(tmp_path_factory):
     return out, report
 
 
+@pytest.mark.full  # verifies against a fresh build of the runtime library: full tier
 def test_the_real_report_verifies_with_its_runtime_library(real):
     out, report = real
     (lib,) = report["backend"]["runtime_libraries"]
@@ -126,6 +127,7 @@ def test_rerun_command_and_differences():
     ],
     ids=["made-up-backend", "another-library", "another-installed-version"],
 )
+@pytest.mark.full  # a rerun process each: the full tier (CI) runs them
 def test_rerun_refuses_a_report_of_another_backend_than_its_options_name(
     real, tmp_path, name, change, expected
 ):

@@ -117,13 +117,15 @@ def test_unknown_backend_is_named_with_the_known_ones(tmp_path):
     ("backend", "message"),
     [
         (":DESCRIPTOR", r"backend ':DESCRIPTOR' is not 'module:attribute' \(module '\(empty\)'"),
-        (
+        pytest.param(  # a whole CLI process each: the default tier keeps the first
             "broken_backends.raising_module:DESCRIPTOR",
             r"importing 'broken_backends.raising_module' for backend .* raised RuntimeError: the vendor module fails on import",
+            marks=pytest.mark.full,
         ),
-        (
+        pytest.param(
             "broken_backends.descriptors:NOT_THERE",
             r"module 'broken_backends.descriptors' has no attribute 'NOT_THERE'",
+            marks=pytest.mark.full,
         ),
     ],
 )

@@ -161,6 +161,7 @@ MORE_FAULTS = {
 }
 
 
+@pytest.mark.full  # a whole run per fault: the default tier keeps execute:segv (above) for the family
 @pytest.mark.parametrize("case", list(MORE_FAULTS))
 def test_more_faults_fail_rt3_with_the_right_reason(tmp_path, broken_runtime_dir, case):
     workers, extra, outcome, pattern = MORE_FAULTS[case]
@@ -186,6 +187,7 @@ def test_more_faults_fail_rt3_with_the_right_reason(tmp_path, broken_runtime_dir
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
 
+@pytest.mark.full  # a whole run with a fault: full tier
 def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tmp_path, broken_runtime_dir):
     """execute() writes junk into every open descriptor, the pipes to the suite among them: RT-3 times out,
     and the next check runs in a new process with new pipes instead of waiting for a broken pool."""
@@ -205,6 +207,7 @@ def test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check(tm
     assert code == 1 and report["verdict"] == "not conformant"
 
 
+@pytest.mark.full  # a whole run with a fault: full tier
 def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_it(
     tmp_path, broken_runtime_dir
 ):
@@ -233,6 +236,7 @@ def test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_i
         ), result
 
 
+@pytest.mark.full  # a whole run with a fault: full tier
 def test_a_runtime_thread_that_kills_the_process_after_the_last_task_is_a_crash(tmp_path, broken_runtime_dir):
     """init() starts a thread that kills the vendor process (SIGKILL) once the runtime has had no call for
     a second: after the run's last task, when no later check meets the dead process. The last liveness

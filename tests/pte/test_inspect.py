@@ -80,6 +80,7 @@ def test_inspect_loads_the_golden_with_its_runtime(golden_reference):
     assert "method 'forward': loads (all delegates accepted)" in out
 
 
+@pytest.mark.full  # a second golden through the runtime: full tier
 def test_inspect_reads_the_oldest_golden(golden_reference):
     """A file written by the oldest release with a golden: same id, its own executorch version."""
     oldest = _golden_releases()[0]

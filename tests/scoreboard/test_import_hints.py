@@ -65,6 +65,7 @@ def test_nncf_is_named_as_an_undeclared_dependency_of_executorch(tmp_path):
 
 
 @needs_openvino
+@pytest.mark.full  # a second real-import probe: the default tier keeps the nncf one
 def test_openvino_is_named_as_declared_only_in_an_extra(tmp_path):
     found = _hint_of(tmp_path, "openvino", "import executorch.backends.openvino")
     assert re.search(

@@ -90,6 +90,7 @@ def test_a_malformed_triage_is_refused_naming_the_entry(tmp_path):
         render.load_triage(bad)
 
 
+@pytest.mark.full  # a real backend's run (XNNPACK's short form): the full tier, which CI runs
 def test_the_short_form_runs_one_backend_and_renders_it_as_a_row(tmp_path):
     """What CI runs of the scoreboard command: XNNPACK with two operators, no model tier, then the renderer
     over those results (a descriptor given with --row is one more row)."""
