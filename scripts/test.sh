@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # The project's tests: sets up .venv (scripts/bootstrap.sh), then runs pytest.
-#   bash scripts/test.sh           the default tier: every module, without the tests marked `full`
-#   bash scripts/test.sh --full    every test, the full tier included (what CI runs)
+#   bash scripts/test.sh           the default tier: every module, without the tests marked `full` or `long`
+#   bash scripts/test.sh --full    the default and full tiers (what CI runs): one case of every slow family
+#   bash scripts/test.sh --long    every test: the long tier adds the rest of each slow family (fault and
+#                                  hang matrices, golden descriptors, real-backend certify runs, QEMU)
 # Other arguments go to pytest (bash scripts/test.sh -q tests/abi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tier=(-m "not full")
+tier=(-m "not full and not long")
 name=default
 args=()
 for a in "$@"; do
-  if [ "$a" = --full ]; then tier=(); name=full; else args+=("$a"); fi
+  case "$a" in
+    --full) tier=(-m "not long"); name=full ;;
+    --long) tier=(); name=long ;;
+    *) args+=("$a") ;;
+  esac
 done
 bash scripts/bootstrap.sh
 # One lowering cache for the whole session (build/, not ~/.cache): the many whole-suite runs of the tests
