@@ -161,6 +161,6 @@ def test_the_old_home_of_capability_absent_warns_then_refuses(monkeypatch):
     assert caught[0].filename == __file__
     monkeypatch.setattr(version, "SUITE_VERSION", "0.7.0")
     with pytest.raises(
-        AttributeError, match=r"no longer accepted since suite 0\.6\.0.*from conformance\.descriptor"
+        AttributeError, match=r"no longer accepted since suite 0\.7\.0.*from conformance\.descriptor"
     ):
         outcomes.CAPABILITY_ABSENT  # noqa: B018  the attribute access is the test
