@@ -70,7 +70,7 @@ class StateDefectBackend final : public BackendInterface {
         std::vector<void*> bound;
         for (size_t i = 0; i < inputs; ++i) {
           bound.push_back(args[i] != nullptr && args[i]->isTensor() ? args[i]->toTensor().mutable_data_ptr()
-                                                                   : nullptr);
+                                                                    : nullptr);
         }
         bindings.emplace(handle->blob, std::move(bound));
       } else {
