@@ -7,7 +7,8 @@ through the vendor process exactly as the suite runs it.
 
 Prints the cases, the wall time (vendor process start-up included, and
 separately), the time per case, the CPU time of all processes (which a busy
-machine changes much less than the wall time), and the per-operator rows. ``--discover``
+machine changes much less than the wall time), the lowerings (every vendor
+process's, bisection included, and the cases they lowered), and the per-operator rows. ``--discover``
 declares every corpus operator for ``--dtype`` and prints, per operator, the
 traits of the cases the partitioner did not claim (what a descriptor's
 ``without`` would say) and the operators it claimed nothing of.
@@ -45,6 +46,17 @@ def main() -> int:
     from conformance.context import Context
     from conformance.descriptor import load_descriptor
     from conformance.operators import OperatorSupport, corpus, runner
+    from conformance.vendor.vendor_process import VendorProcess
+
+    lowerings: list[int] = []  # the cases of each lowering, in any vendor process
+    call = VendorProcess.call
+
+    def counted(self, task, *a, **k):
+        if task == runner.TASK:
+            lowerings.append(len(a[0]))
+        return call(self, task, *a, **k)
+
+    VendorProcess.call = counted  # type: ignore[method-assign]
 
     descriptor = load_descriptor(args.backend)
     if args.discover:
@@ -81,6 +93,9 @@ def main() -> int:
     print(
         f"CPU {cpu:.1f} s in this process and the vendor processes ({cpu / max(n, 1):.3f} s per case; "
         f"wall times grow with the machine's load, {os.getloadavg()[0]:.1f} now, CPU times much less)"
+    )
+    print(
+        f"lowerings {len(lowerings)} of {sum(lowerings)} cases in all (sizes {sorted(lowerings, reverse=True)})"
     )
     if args.discover:
         own = descriptor.backend_id

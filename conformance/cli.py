@@ -33,6 +33,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         memory_limit=args.memory_limit,
         certify=args.certify,
+        no_cache=args.no_cache,
         checks=args.checks,
         ops=args.ops,
         models=args.models,
@@ -230,6 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--expectations", help="TOML file of expected failures and not-applicable checks")
     run.add_argument(
         "--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass"
+    )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="lower everything again: neither read nor write the lowering cache (a certify run never reads it)",
     )
     run.add_argument("--report-dir", default="reports", help="where report.json, junit.xml and the badge go")
     run.add_argument("--checks", help="comma-separated check IDs or areas to run (default: all)")

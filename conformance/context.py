@@ -8,6 +8,10 @@ seconds for its own calls; shared artifacts (a sample's lowering, the runtime
 load) get the full timeout each and do not count against the check that
 happened to need them first.
 
+The lowering tasks go through the run's lowering cache (``conformance.vendor.lowering_cache``) when
+the run has one: a hit stands for the lowering, counted in the report as a cached lowering. A certify
+run only writes it; ``lower_fresh`` and ``lower_in_new_process`` (AOT-5) always lower.
+
 With a target (``--target``), the runtime tasks (load, execute) go instead to
 the conformance runner there (``conformance.targets.runtime``), under the same
 timeouts, with the same results and faults.
@@ -17,16 +21,19 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDataSupport
-from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.outcomes import CheckFailed, NotApplicable, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TargetRuntime
+from conformance.vendor import lowering_cache
 from conformance.vendor import task_registry as tasks
+from conformance.vendor.lowering_cache import LoweringCache
 from conformance.vendor.vendor_process import VendorProcess, quote_log
 from conformance.vendor.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
@@ -100,6 +107,7 @@ class Context:
         runner: str | Path | None = None,
         vendor: VendorProcess | None = None,
         memory_bytes: int | None = None,
+        lowering_cache: LoweringCache | None = None,
     ) -> None:
         """``spec`` names the descriptor for the vendor process ('module:attr' or an entry point name);
         without it the descriptor object itself is sent there (pickled with cloudpickle). ``log_path``
@@ -108,7 +116,8 @@ class Context:
         runtime tasks run there through the runner (``conformance.targets.runtime``); lowering and judging
         stay here. ``vendor``: a vendor process already started for ``spec`` (the one that described the
         backend), used instead of a new one. ``memory_bytes``: the most data memory each vendor process of
-        the run may allocate (default: ``vendor_process.default_memory_limit()``)."""
+        the run may allocate (default: ``vendor_process.default_memory_limit()``). ``lowering_cache``: the
+        cache the lowering tasks go through (None: every lowering is made)."""
         self.descriptor = descriptor
         if spec is None:
             import cloudpickle
@@ -130,6 +139,9 @@ class Context:
         self.properties: dict[str, list[tuple[str, str]]] = {}
         self.target: TargetRuntime | None = None
         self._target_recorded = False
+        self.lowering_cache = lowering_cache
+        self._fingerprint: str | None = None
+        self._fingerprint_lock = threading.Lock()
         if target is not None:
             self.use_target(target, runner)
 
@@ -181,17 +193,86 @@ class Context:
         """A directory that lives as long as this context."""
         return Path(self._scratch.name)
 
-    def call(self, task: str, *args: Any, what: str, with_log: bool = False) -> Any:
+    def call(
+        self,
+        task: str,
+        *args: Any,
+        what: str,
+        with_log: bool = False,
+        vendor: VendorProcess | None = None,
+        fresh: bool = False,
+    ) -> Any:
         """Runs the task called ``task`` (``conformance.vendor.task_registry``) for the check that runs now, bounded
         by what is left of its timeout; on a target if the target serves it. ``what`` names the call in
-        messages; ``with_log``: (the result, what the task logged)."""
-        left = max(1.0, self._deadline - time.monotonic()) if self._deadline != float("inf") else self.timeout
-        timeout = min(self.timeout, left)
+        messages; ``with_log``: (the result, what the task logged). ``vendor``: run it in that vendor process
+        (a helper of the run) with the full timeout. A lowering task goes through the run's lowering cache
+        unless ``fresh``."""
+        if vendor is not None:
+            timeout = self.timeout
+        else:
+            left = (
+                max(1.0, self._deadline - time.monotonic())
+                if self._deadline != float("inf")
+                else self.timeout
+            )
+            timeout = min(self.timeout, left)
         if self.target is not None and task in tasks.TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
+        process = vendor or self.vendor
         if with_log:
-            return self.vendor.call_with_log(task, *args, what=what, timeout=timeout)
-        return self.vendor.call(task, *args, what=what, timeout=timeout)
+            return process.call_with_log(task, *args, what=what, timeout=timeout)
+        address = None if fresh else self._cache_address(task, args)
+        if address is None:
+            return process.call(task, *args, what=what, timeout=timeout)
+        return self._through_cache(address, lambda: process.call(task, *args, what=what, timeout=timeout))
+
+    def _cache_address(self, task: str, args: tuple) -> str | None:
+        """The lowering cache's key of ``task(*args)``, None if the call does not go through the cache."""
+        if self.lowering_cache is None or not lowering_cache.cacheable(task, args):
+            return None
+        with self._fingerprint_lock:
+            if self._fingerprint is None and self.lowering_cache is not None:
+                try:
+                    found = self.vendor.call(
+                        tasks.LOWERING_FINGERPRINT,
+                        what="the lowering cache's fingerprint of the backend's packages",
+                        timeout=self.timeout,
+                    )
+                    self._fingerprint = str(found["digest"])
+                except (CheckFailed, KeyError, TypeError):
+                    self.lowering_cache = None  # no fingerprint, no cache: every lowering is made
+            fingerprint = self._fingerprint
+        if fingerprint is None:
+            return None
+        return lowering_cache.key(fingerprint, self.spec, task, args)
+
+    def _through_cache(self, address: str, run: Callable[[], Any]) -> Any:
+        """The cached result at ``address``, else ``run()``'s, stored if it is a result or a vendor's error
+        (never a crash or a timeout)."""
+        cache = self.lowering_cache
+        assert cache is not None  # _cache_address gave an address
+        found = cache.get(address)
+        if found is not None:
+            self.record("cached_lowerings", "1")
+            kind, value = found
+            if kind == "error":
+                raise CheckFailed(value)
+            return value
+        try:
+            value = run()
+        except (VendorCrashed, VendorTimedOut, TargetUnavailable):
+            raise
+        except CheckFailed as exc:
+            if type(exc) is CheckFailed:
+                cache.put_error(address, str(exc))
+            raise
+        cache.put_result(address, value)
+        return value
+
+    @property
+    def cached_lowerings(self) -> int:
+        """How many lowerings of this run came from the lowering cache."""
+        return 0 if self.lowering_cache is None else self.lowering_cache.hits
 
     def _on_target(self, task: str, args: tuple, what: str, timeout: float, with_log: bool) -> Any:
         """A runtime task served by the runner on the target; the first one records what the target is."""
@@ -295,13 +376,12 @@ class Context:
         which: str = "default",
         out_dir: Path | None = None,
         vendor: VendorProcess | None = None,
+        fresh: bool = False,
     ) -> Lowering:
         digest = self.sample(name).digest
         args = (tasks.LOWER, name, which, str(out_dir) if out_dir else None, digest)
         what = f"export and lowering of sample model {name!r}"
-        if vendor is None:
-            return self.call(*args, what=what)
-        return vendor.call(*args, what=what, timeout=self.timeout)
+        return self.call(*args, what=what, vendor=vendor, fresh=fresh)
 
     def lowering(self, name: str) -> Lowering:
         """The first lowering of ``name`` (memoized), successful or not."""
@@ -324,19 +404,20 @@ class Context:
         return lowering.records
 
     def lower_fresh(self, name: str) -> Lowering:
-        """Exports and lowers ``name`` again in the vendor process (no cache)."""
-        lowering = self._lower(name)
+        """Exports and lowers ``name`` again in the vendor process (never from the lowering cache)."""
+        lowering = self._lower(name, fresh=True)
         if lowering.error:
             raise CheckFailed(f"lowering sample model {name!r} again failed: {lowering.error}")
         return lowering
 
     def lower_in_new_process(self, name: str) -> Lowering:
-        """Exports and lowers ``name`` in a process of its own, started for this."""
+        """Exports and lowers ``name`` in a process of its own, started for this (never from the lowering
+        cache)."""
         scratch = self.scratch_dir() / f"fresh-{name}"
         scratch.mkdir(exist_ok=True)
         vendor = self.new_vendor_process(scratch)
         try:
-            lowering = self._lower(name, vendor=vendor)
+            lowering = self._lower(name, vendor=vendor, fresh=True)
         finally:
             vendor.close()
         if lowering.error:

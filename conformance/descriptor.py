@@ -251,6 +251,9 @@ class BackendDescriptor:
                         (dlopen), such as an inference engine found through an environment variable
                         (OpenVINO's libopenvino_c): PKG-5 and PKG-6 check them as they check
                         runtime_libraries().
+    lowering_environment: names of the environment variables whose values change what lowering
+                        makes (a compiler option, a fault switch); their values are part of the
+                        lowering cache's key, so a cached lowering never stands for another setting.
     mutable_state:      partitioners that claim mutated buffers (C-STATE-2); None if not declared (the
                         buffer's update is then left on CPU and STATE-1 judges the state).
 
@@ -276,6 +279,7 @@ class BackendDescriptor:
     registered_at_import: bool = data(bool, default=False)
     acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
     engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
+    lowering_environment: frozenset[str] = data(frozenset, items=str, default=frozenset())
     mutable_state: MutableStateSupport | None = capability(
         MutableStateSupport, "partitioners claiming mutated buffers"
     )

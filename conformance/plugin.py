@@ -53,6 +53,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--et-certify", action="store_true", help="no expected failures; every mandatory check must pass"
     )
+    group.addoption(
+        "--et-no-cache",
+        action="store_true",
+        help="lower everything again: neither read nor write the lowering cache (docs/contract.md)",
+    )
     group.addoption("--et-report", metavar="JSON", help="where to write the JSON report")
     group.addoption(
         "--et-checks", metavar="IDS", help="comma-separated check IDs or areas (AOT, RT, ...) to run"
@@ -217,6 +222,8 @@ class ConformanceRun:
         self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
         self.results: dict[str, dict[str, Any]] = {}
+        #: test node id -> the lowerings its check took from the lowering cache (from any xdist worker)
+        self.cached_lowerings: dict[str, int] = {}
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
@@ -269,6 +276,7 @@ class ConformanceRun:
                 self.runner,
                 vendor=vendor,
                 memory_bytes=self.options.memory_bytes,
+                lowering_cache=self.options.lowering_cache(),
             )
             self._context.operator_selection = self.ops
         return self._context
@@ -332,6 +340,9 @@ class ConformanceRun:
             items[:] = keep
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        hits = sum(int(str(v)) for k, v in report.user_properties if k == "cached_lowerings")
+        if hits:  # each phase's report carries the item's properties so far: the last one counts
+            self.cached_lowerings[report.nodeid] = hits
         if "test_model[" in report.nodeid:
             self._collect_model(report)
             return
@@ -436,6 +447,8 @@ class ConformanceRun:
                 "workers": _workers(self.config),
                 **({"target": self.target_url} if self.target_url else {}),
                 **({"models": self.options.models} if self.models is not None else {}),
+                "lowering_cache": _cache_mode(self.options),
+                "cached_lowerings": sum(self.cached_lowerings.values()),
             },
             command=self.options.command,
             duration_s=time.monotonic() - self.started,
@@ -499,6 +512,13 @@ def _stop_on_sigterm():
         raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
 
     return signal.signal(signal.SIGTERM, interrupt)
+
+
+def _cache_mode(options: RunOptions) -> str:
+    """How the run used the lowering cache: 'on' (read and write), 'write-only' (certify), 'off' (--no-cache)."""
+    if options.no_cache:
+        return "off"
+    return "write-only" if options.certify else "on"
 
 
 def _target_options(options: RunOptions) -> tuple[str | None, str | None]:

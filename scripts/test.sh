@@ -6,10 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier=(-m "not full")
+name=default
 args=()
 for a in "$@"; do
-  if [ "$a" = --full ]; then tier=(); else args+=("$a"); fi
+  if [ "$a" = --full ]; then tier=(); name=full; else args+=("$a"); fi
 done
 bash scripts/bootstrap.sh
+# One lowering cache for the whole session (build/, not ~/.cache): the many whole-suite runs of the tests
+# lower the reference backend's samples once. Tests about lowering itself pass --no-cache.
+export EXECUTORCH_CONFORMANCE_CACHE_DIR=${EXECUTORCH_CONFORMANCE_CACHE_DIR:-$PWD/build/lowering-cache}
+start=$SECONDS
+rc=0
 # worksteal: the slowest tests (whole suite runs) come last in collection order; idle workers take them over.
-exec .venv/bin/python -m pytest -n 2 --dist worksteal "${tier[@]}" "${args[@]}"
+.venv/bin/python -m pytest -n 2 --dist worksteal "${tier[@]}" "${args[@]}" || rc=$?
+echo "scripts/test.sh: the $name tier took $((SECONDS - start)) s (exit code $rc)"
+exit "$rc"

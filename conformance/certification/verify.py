@@ -599,6 +599,11 @@ def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[
         problems.append(f"certify mode runs every check, but options.checks is {options['checks']!r}")
     if options["workers"] < 1:
         problems.append(f"options.workers is {options['workers']}")
+    cache, cached = options.get("lowering_cache"), options.get("cached_lowerings", 0)
+    if certify and cache == "on":
+        problems.append("certify mode never reads the lowering cache, but options.lowering_cache is 'on'")
+    if cache in ("write-only", "off") and cached:
+        problems.append(f"options.lowering_cache is {cache!r}, but options.cached_lowerings is {cached}")
     wanted = expand_checks(options["checks"], release.check_ids)
     desc = "null (every check)" if options["checks"] is None else repr(options["checks"])
     not_selected = [i for i in wanted if i not in chosen]

@@ -6,10 +6,12 @@ one execution for up to ``BATCH`` cases of one dtype: the fixed cost of a
 lowering is seconds, a case adds a few hundredths). The cases a backend
 declares unsupported are batched apart from the others, so that one of them
 failing to lower costs no bisection of the cases that must pass. A batch whose
-lowering, load or execution raises is split in halves until the failing cases
-stand alone, so every failure names one case; one that crashes or times out is
-split as ``conformance.operators.isolation`` says, so that the run ends in
-bounded time whatever the backend does. What a check learns is memoized in the
+lowering, load or execution raises is split until the failing cases stand
+alone, so every failure names one case: a lowering that failed after the
+partitioners ran says which cases they claimed, the others are lowered together
+once and only the claimed ones are split; otherwise the batch is halved. One
+that crashes or times out is split as ``conformance.operators.isolation`` says,
+so that the run ends in bounded time whatever the backend does. What a check learns is memoized in the
 Context, so OPS-1 and OPS-2 in one process share the lowerings.
 """
 
@@ -33,8 +35,11 @@ from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
 from conformance.vendor.vendor_process import VendorProcess
 from conformance.vendor.vendor_records import unpack
 
-#: Cases per batch (benchmarks/operator_corpus.py measures the trade-off: a lowering costs about 1.7 s of CPU
-#: plus 0.08 s per case on XNNPACK, so 96 cases take 15% less than two lowerings of 48).
+#: Cases per batch (benchmarks/operator_corpus.py measures the trade-off). A lowering's CPU time is linear in
+#: its cases, nothing in it grows faster: on XNNPACK about 0.8 s plus 0.067 s per case (24 cases 2.4 s, 96
+#: cases 7.2 s), on the reference backend 0.3 s plus 0.06 s per case, in a process that lowered before (its
+#: first lowering also pays ExecuTorch's imports, 9 s with XNNPACK's pattern graphs). The fixed part is 11%
+#: of a batch of 96: larger batches would save little.
 BATCH = 96
 #: Vendor processes that lower batches at once (the Context's own and helpers started for the phase): the
 #: lowering is all CPU, one process per core.
@@ -190,25 +195,46 @@ def _split(keys: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _lowering(ctx: Context, keys: tuple[str, ...], vendor: VendorProcess | None = None) -> dict[str, Any]:
-    """The lowered batch ``keys`` (memoized, failures too), lowered in ``vendor`` (default: the Context's)."""
+    """The lowered batch ``keys`` (memoized, failures too), lowered in ``vendor`` (default: the Context's).
+    A batch of several cases whose lowering failed after the partitioners ran is ``{'failed': message,
+    'claimed': the keys of the cases a partitioner tagged}`` (``_lowered`` raises it)."""
     what = (
         f"lowering of {len(keys)} operator case(s)"
         if len(keys) > 1
         else f"lowering of {corpus.case(keys[0]).describe()}"
     )
 
-    def lower() -> dict[str, Any]:
-        if vendor is None:
-            return ctx.call(TASK, list(keys), what=what)
-        return vendor.call(TASK, list(keys), what=what, timeout=ctx.timeout)
+    def lower() -> dict[str, Any]:  # through the run's lowering cache, in whichever process
+        return ctx.call(TASK, list(keys), what=what, vendor=vendor)
 
     return ctx.shared(("operators", "lower", keys), lower)
 
 
+def _lowered(ctx: Context, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The lowered batch ``keys``; CheckFailed if its lowering failed."""
+    got = _lowering(ctx, keys)
+    if "failed" in got:
+        raise CheckFailed(got["failed"])
+    return got
+
+
+def _parts(keys: tuple[str, ...], got: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The parts a batch whose lowering failed (``got``, see _lowering) is lowered in next: the cases no
+    partitioner claimed, together (what a backend fails on is mostly what it claimed: XNNPACK's corpus
+    failed on 2 of 80 cases, where halving took 15 lowerings), then the claimed ones split as _split does;
+    halves if no case, or every case, was claimed."""
+    claimed = set(got.get("claimed", ()))
+    unclaimed = tuple(k for k in keys if k not in claimed)
+    if not claimed or not unclaimed:
+        return _split(keys)
+    return [unclaimed, *_split(tuple(k for k in keys if k in claimed))]
+
+
 def _prefetch(ctx: Context, batches: list[tuple[str, ...]]) -> None:
     """Lowers ``batches`` in up to LOWERING_PROCESSES vendor processes at once, memoizing each result as
-    ``_lowering`` does: the loop that follows meets them, and isolates the failures itself (a helper's
-    failure is forgotten, so that the loop meets it again in the Context's process; the helper stops).
+    ``_lowering`` does: the loop that follows meets them, and isolates the failures itself (an error a
+    helper raised is forgotten, so that the loop meets it again in the Context's process, and the helper
+    stops; a batch whose lowering failed after the partitioners ran is a result, kept like any other).
     After a crash or timeout no further batch is started here (the loop decides what runs next)."""
     count = min(LOWERING_PROCESSES, len(batches))
     if count < 2:
@@ -281,6 +307,10 @@ def _lower_all(
             _lower_all(ctx, part, found, isolation)
         return
     isolation.passed()
+    if "failed" in got:
+        for part in _parts(keys, got):
+            _lower_all(ctx, part, found, isolation)
+        return
     for record in got["cases"]:
         found[record["key"]] = dict(record, batch=keys)
 
@@ -298,7 +328,7 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
     """The outputs of the lowered batch ``keys`` on the runtime; CheckFailed if it fails."""
 
     def compute() -> list[Any]:
-        lowered = _lowering(ctx, keys)
+        lowered = _lowered(ctx, keys)
         what = f"{len(keys)} operator case(s)" if len(keys) > 1 else corpus.case(keys[0]).describe()
         result, log = ctx.call(
             EXECUTE, lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}", with_log=True
@@ -327,7 +357,7 @@ def _run_all(
     if not keys:
         return
     try:
-        lowered = _lowering(ctx, keys)
+        lowered = _lowered(ctx, keys)
         outputs = _execution(ctx, keys)
     except (VendorCrashed, VendorTimedOut) as exc:
         isolation.crashed(keys, str(exc))

@@ -5,7 +5,11 @@ side into one module (each case's inputs in, its outputs out), exports it,
 lowers it with the vendor's partitioners and serializes it; for every case it
 says which operator nodes of the lowered top-level graph its outputs depend on
 outside a delegate of the backend. One lowering serves many cases; the parent
-bisects a batch whose lowering, load or execution fails.
+bisects a batch whose lowering, load or execution fails. A batch of several
+cases whose lowering fails after the partitioners ran is answered with
+``{"failed": message, "claimed": keys}`` rather than an error: the cases a
+partitioner tagged, so that the parent lowers the others together once and
+bisects only the claimed ones.
 """
 
 from __future__ import annotations
@@ -106,6 +110,42 @@ def _placement(
     return placed
 
 
+def _claimed(program: Any, output_ranges: list[tuple[int, int]]) -> set[int]:
+    """The indexes of the cases one of whose nodes the partitioner tagged in ``program`` (the tagged program
+    it returned, before the lowering fuses anything; its outputs are the batch's, in order)."""
+    output = next(n for n in program.graph.nodes if n.op == "output")
+    results = list(output.args[0])
+    claimed = set()
+    for at, (start, stop) in enumerate(output_ranges):
+        stack, seen = [r for r in results[start:stop] if hasattr(r, "op")], set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node.op == "call_function" and node.meta.get("delegation_tag"):
+                claimed.add(at)
+                break
+            stack.extend(node.all_input_nodes)
+    return claimed
+
+
+def _watch(partitioner: Any, output_ranges: list[tuple[int, int]], claimed: list[set[int] | None]) -> Any:
+    """``partitioner``, its partition() adding to ``claimed`` the cases the program it returns tags."""
+    inner = partitioner.partition
+
+    def partition(exported_program):
+        result = inner(exported_program)
+        try:
+            claimed.append(_claimed(result.tagged_exported_program, output_ranges))
+        except Exception:  # noqa: BLE001  (a program this cannot read: the parent halves a failing batch)
+            claimed.append(None)
+        return result
+
+    partitioner.partition = partition
+    return partitioner
+
+
 def lower_batch(keys: list[str]) -> dict[str, Any]:
     """Makes, exports and lowers the cases ``keys`` together; see the module docstring."""
     import torch
@@ -161,12 +201,19 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
             f"the suite could not export the case(s): {type(exc).__name__}: {exc}"[:2000]
         ) from None
     records: list[Any] = []
-    observed = [observe(p, records) for p in partitioners("default")]
+    claimed: list[set[int] | None] = []  # per partition() call; None: unknown
+    observed = [_watch(observe(p, records), ranges, claimed) for p in partitioners("default")]
     cases = f"{len(keys)} operator cases" if len(keys) > 1 else case(keys[0]).describe()
     what = f"lowering {cases} with the backend's partitioners"
-    edge = vendor_call(what, to_edge_transform_and_lower, exported, partitioner=observed)
-    placed = _placement(edge.exported_program(), descriptor().backend_id, ranges)
-    program = vendor_call(f"to_executorch() of {cases}", edge.to_executorch)
+    try:
+        edge = vendor_call(what, to_edge_transform_and_lower, exported, partitioner=observed)
+        placed = _placement(edge.exported_program(), descriptor().backend_id, ranges)
+        program = vendor_call(f"to_executorch() of {cases}", edge.to_executorch)
+    except VendorError as exc:
+        if len(keys) < 2 or not claimed or None in claimed:
+            raise
+        tagged = {at for found in claimed if found is not None for at in found}
+        return {"failed": str(exc), "claimed": [k for at, k in enumerate(keys) if at in tagged]}
     for p, where in zip(per_case, placed):
         p.update(where)
         p["expected"] = pack(p["expected"])

@@ -26,6 +26,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "backend": ("--backend", "--et-backend"),
     "expectations": ("--expectations", "--et-expectations"),
     "certify": ("--certify", "--et-certify"),
+    "no_cache": ("--no-cache", "--et-no-cache"),
     "checks": ("--checks", "--et-checks"),
     "ops": ("--ops", "--et-ops"),
     "models": ("--models", "--et-models"),
@@ -60,6 +61,8 @@ class RunOptions:
     runner: str | None = None
     report: str | None = None
     command: str | None = None
+    #: lower everything, neither reading nor writing the lowering cache (conformance.vendor.lowering_cache)
+    no_cache: bool = False
     #: which entry point's spelling the messages use
     entry: Entry = "pytest"
     #: the check IDs and areas ``checks`` selects (None: all); derived
@@ -105,6 +108,15 @@ class RunOptions:
         """The memory limit in bytes, None for the default (``vendor_process.default_memory_limit``)."""
         return None if self.memory_limit is None else int(self.memory_limit * (1 << 30))
 
+    def lowering_cache(self) -> Any:
+        """The run's lowering cache (``conformance.vendor.lowering_cache``): None with ``no_cache``; write-only
+        in a certify run, which never reuses a lowering it did not make itself."""
+        if self.no_cache:
+            return None
+        from conformance.vendor.lowering_cache import LoweringCache
+
+        return LoweringCache(read=not self.certify)
+
     def operators(self, descriptor: Any) -> frozenset[str] | None:
         """The operators ``ops`` selects, None for all; OptionsError naming any ``descriptor`` does not
         declare."""
@@ -130,6 +142,8 @@ class RunOptions:
                 args += [FLAGS[option][1], value]
         if self.certify:
             args.append("--et-certify")
+        if self.no_cache:
+            args.append("--et-no-cache")
         if self.memory_limit is not None:
             args += ["--et-memory-limit", repr(self.memory_limit)]
         return args
@@ -138,7 +152,10 @@ class RunOptions:
     def from_pytest(cls, config: Any) -> RunOptions:
         """The options pytest parsed (``config.getoption``), validated; OptionsError if one is wrong."""
         given = {name: config.getoption(f"et_{name}") for name in FLAGS}
-        return cls(**{**given, "certify": bool(given["certify"])}, entry="pytest")
+        return cls(
+            **{**given, "certify": bool(given["certify"]), "no_cache": bool(given["no_cache"])},
+            entry="pytest",
+        )
 
 
 def parse_selection(text: str | None, flag: str = "--et-checks") -> frozenset[str] | None:

@@ -17,6 +17,9 @@ import pytest
 
 from conformance.cli import main
 
+# The full tier (CI; bash scripts/test.sh --full): builds every ABI variant library with CMake
+pytestmark = pytest.mark.full
+
 VARIANTS = Path(__file__).resolve().parent / "variants"
 needs_tools = pytest.mark.skipif(
     shutil.which("strip") is None or shutil.which("g++") is None, reason="g++ and strip build the variants"

@@ -58,6 +58,7 @@ def _snapshots(tmp_path: Path, root: Path, *released: str) -> Path:
 SAMPLE_FIELD = "    delegated: bool = data(bool, default=True)\n"
 
 
+@pytest.mark.full
 def test_an_addition_passes(tmp_path):
     """A new optional field at the end of the descriptor and a new function: compatible."""
     root = _copy(tmp_path)
@@ -81,6 +82,7 @@ def test_an_addition_passes(tmp_path):
     assert suite_api.check(root, _snapshots(tmp_path, root, "0.5.0")) == []
 
 
+@pytest.mark.full
 def test_a_removal_without_a_deprecation_fails(tmp_path):
     root = _copy(tmp_path)
     _edit(root / "conformance" / "descriptor.py", SAMPLE_FIELD, "")
@@ -95,6 +97,7 @@ def test_a_removal_without_a_deprecation_fails(tmp_path):
     ), found
 
 
+@pytest.mark.full
 def test_a_break_in_a_patch_release_fails_even_with_a_deprecation(tmp_path):
     root = _copy(tmp_path)
     _edit(root / "conformance" / "version.py", 'SUITE_VERSION = "0.6.0"', 'SUITE_VERSION = "0.6.1"')
@@ -110,6 +113,7 @@ def test_a_break_in_a_patch_release_fails_even_with_a_deprecation(tmp_path):
     ]
 
 
+@pytest.mark.full
 def test_a_removal_a_deprecation_announced_passes(tmp_path):
     """Deprecated in 0.5.0 (a warning for one minor release), removed in 0.6.0: allowed."""
     root = _copy(tmp_path)
@@ -125,6 +129,7 @@ def test_a_removal_a_deprecation_announced_passes(tmp_path):
     assert suite_api.check(root, _snapshots(tmp_path, root, "0.5.0")) == []
 
 
+@pytest.mark.full
 @pytest.mark.parametrize(
     ("what", "file", "old", "new", "expected"),
     [
@@ -161,6 +166,7 @@ def test_other_parts_of_the_surface(tmp_path, what, file, old, new, expected):
     assert any(re.search(expected, p) for p in found), (what, found)
 
 
+@pytest.mark.full
 def test_a_field_inserted_before_others_breaks_positional_construction(tmp_path):
     """New optional fields go at the end of their dataclass: one inserted before ``operators`` moves it."""
     root = _copy(tmp_path)

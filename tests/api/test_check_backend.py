@@ -21,11 +21,13 @@ from conformance.testing import BackendNotConformant, check_backend, parametrize
 from suite_0_2_0.narrowed import NARROWED
 
 
+@pytest.mark.full
 @parametrize_with_checks(NARROWED, checks="AOT-1,AOT-4,NDATA-1")
 def test_conformance(check):
     check()
 
 
+@pytest.mark.full
 def test_check_backend_raises_naming_the_failed_check():
     with pytest.raises(BackendNotConformant) as err:
         check_backend(NARROWED, checks="AOT-4")
@@ -68,6 +70,7 @@ def vendor_run(tmp_path_factory):
     )
 
 
+@pytest.mark.full
 def test_one_pytest_test_per_check_with_its_result(vendor_run):
     out = vendor_run.stdout
     assert "PASSED test_vendor_conformance.py::test_conformance[AOT-1]" in out, out[-4000:]
@@ -79,6 +82,7 @@ def test_one_pytest_test_per_check_with_its_result(vendor_run):
     ) in out, out[-4000:]
 
 
+@pytest.mark.full
 def test_check_backend_from_the_vendors_tests(vendor_run):
     out = vendor_run.stdout
     assert "PASSED test_vendor_conformance.py::test_check_backend_raises_naming_the_failed_check" in out, out[
@@ -91,6 +95,7 @@ def test_check_backend_from_the_vendors_tests(vendor_run):
     assert "2 failed" not in out and "1 failed, 3 passed, 1 skipped" in out, out[-2000:]
 
 
+@pytest.mark.full
 def test_a_malformed_descriptor_is_a_descriptor_error_naming_it():
     with pytest.raises(DescriptorError) as err:
         check_backend("suite_0_4_0.mixed:MISNAMED", checks="AOT-1")

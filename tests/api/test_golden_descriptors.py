@@ -24,6 +24,9 @@ from conformance.testing import Options, run_suite
 from conformance.vendor.remote_descriptor import describe
 from conformance.vendor.vendor_process import VendorProcess
 
+# The full tier (CI; bash scripts/test.sh --full): whole suite runs of the golden descriptors of earlier releases
+pytestmark = pytest.mark.full
+
 GOLDEN = Path(__file__).parent / "golden"
 RUNS = [
     run

@@ -10,6 +10,8 @@ import json
 import warnings
 from pathlib import Path
 
+import pytest
+
 from conformance.certification.verify import check_report
 from conformance.descriptor import from_info, to_info
 from conformance.report import Report, build_report, seal, type_problems
@@ -46,6 +48,7 @@ def _report(descriptor) -> Report:
     )
 
 
+@pytest.mark.full
 def test_the_deprecations_cross_to_the_process_that_judges_and_into_the_report():
     seen = from_info(json.loads(json.dumps(to_info(_deprecated(), lambda _what, fn: fn()))))
     (message,) = seen.deprecations()

@@ -46,6 +46,7 @@ def test_the_real_report_verifies_with_its_runtime_library(real):
     )
 
 
+@pytest.mark.full
 def test_rerun_lists_the_checks_whose_outcome_differs(real, tmp_path):
     _, report = real
     edited = {k: v for k, v in json.loads(json.dumps(report)).items() if k != "content_sha256"}

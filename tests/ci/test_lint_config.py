@@ -18,10 +18,12 @@ TOOLS = {"ruff": "ruff", "mypy": "mypy", "clang-format": "clang-format"}
 
 
 def _commands(path: Path) -> list[str]:
-    """The non-comment lines of a shell script."""
-    return [
+    """The non-comment lines of a shell script; a timed step of .ci/run (``step "NAME" COMMAND...``) as
+    its command."""
+    lines = [
         ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")
     ]
+    return [re.sub(r'^step "[^"]*" ', "", ln) for ln in lines]
 
 
 def _pins(extra: str) -> dict[str, str]:
@@ -40,6 +42,14 @@ def test_ci_runs_lint_after_bootstrap_and_before_the_tests():
     tests = [i for i, ln in enumerate(lines) if ln.startswith("bash scripts/test.sh")]
     assert tests, "CI does not run the README's test command"
     assert lines.index("bash scripts/bootstrap.sh") < at < tests[0]
+
+
+def test_ci_prints_a_timing_table_of_its_steps_even_when_a_step_fails():
+    """Every command of .ci/run after the set-up is a timed step, and the table is printed by an EXIT trap."""
+    text = (REPO / ".ci" / "run").read_text()
+    assert "trap timing_table EXIT" in text
+    for command in ("bash scripts/bootstrap.sh", "bash scripts/lint.sh", "bash scripts/test.sh --full -q"):
+        assert re.search(rf'^step "[^"]+" {re.escape(command)}', text, re.MULTILINE), command
 
 
 def test_lint_script_runs_every_tool_in_check_mode():

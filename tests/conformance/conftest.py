@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -57,3 +58,28 @@ def sshd(tmp_path_factory):
     running = server.start(tmp_path_factory.mktemp("sshd"))
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def reference_certify_run(tmp_path_factory, worker_id):
+    """One ``executorch-conformance run --backend ReferenceBackend --certify`` for the whole test session,
+    shared by every test that reads its report, output or files, and by every xdist worker (the first
+    worker to ask runs it; the others wait on a lock and read what it wrote): (exit code, report or None,
+    output, report directory)."""
+    from filelock import FileLock
+    from suite_runner import run_suite
+
+    shared = (
+        tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    )
+    out = shared / "reference-certify-run"
+    with FileLock(str(shared / "reference-certify-run.lock")):
+        done = shared / "reference-certify-run.json"
+        if not done.exists():
+            out.mkdir(exist_ok=True)
+            code, _report, output = run_suite(out, "ReferenceBackend", "--certify")
+            done.write_text(json.dumps({"code": code, "output": output}))
+    ran = json.loads(done.read_text())
+    report_path = out / "report.json"
+    report = json.loads(report_path.read_text()) if report_path.exists() else None
+    return ran["code"], report, ran["output"], out

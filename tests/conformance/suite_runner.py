@@ -13,6 +13,16 @@ BROKEN = Path(__file__).parent / "broken"
 #: The suite as a plain pytest run (``pytest --pyargs conformance.suite``), the options to follow.
 PLAIN_PYTEST = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite"]
 
+#: Runs argv[1:] with SIGINT at its default disposition. A process started from a background job
+#: (``cmd &``, nohup, some CI runners) inherits SIGINT as ignored, and exec keeps an ignored signal
+#: ignored: Python would then never raise KeyboardInterrupt. A test that sends Ctrl-C sets it up itself.
+_DEFAULT_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+
+
+def with_default_sigint(cmd: list[str]) -> list[str]:
+    """``cmd`` started so that SIGINT has its default disposition in it, whatever this process inherited."""
+    return [sys.executable, "-c", _DEFAULT_SIGINT, *cmd]
+
 
 def run_suite(
     report_dir: Path, backend: str, *extra: str, env: dict | None = None

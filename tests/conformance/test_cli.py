@@ -16,11 +16,10 @@ from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.version import SUITE_VERSION
 
 
-@pytest.fixture(scope="module")
-def certified(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reference")
-    code, report, output = run_suite(out, "ReferenceBackend", "--certify")
-    return code, report, output, out
+@pytest.fixture
+def certified(reference_certify_run):
+    """The session's one certify run of the reference backend (conftest.py): it is read, never changed."""
+    return reference_certify_run
 
 
 def test_reference_backend_is_certified(certified):
@@ -62,6 +61,7 @@ def test_junit_and_badge_are_written(certified):
     assert svg.startswith("<svg") and "certified" in svg
 
 
+@pytest.mark.full
 def test_expectations_mark_checks_and_certify_forbids_expected_failures(tmp_path, broken_runtime_dir):
     expectations = tmp_path / "expect.toml"
     expectations.write_text(
@@ -159,6 +159,7 @@ def test_usage_errors_write_no_report_and_no_badge(tmp_path, args, message):
     assert not (tmp_path / "badge.json").exists()
 
 
+@pytest.mark.full
 def test_plain_pytest_spelling_runs_the_same_checks(tmp_path):
     proc = subprocess.run(
         [
@@ -226,6 +227,7 @@ def test_conditional_checks_do_not_block_certification_of_backends_without_the_c
     # verify applies the same rule to a submitted report: tests/certification/test_verify.py.
 
 
+@pytest.mark.full
 def test_checks_that_raise_not_applicable_are_reported_as_such(tmp_path):
     """NotApplicable raised inside a check (here: no named data declared) is
     'not_applicable', not a failure."""

@@ -189,6 +189,7 @@ def probed_run(tmp_path_factory):
     return proc, report, entries
 
 
+@pytest.mark.full
 def test_the_probed_run_judges_with_the_suite_s_own_verdict(probed_run):
     proc, report, entries = probed_run
     assert proc.returncode == 0 and report is not None, proc.stdout + proc.stderr
@@ -196,6 +197,7 @@ def test_the_probed_run_judges_with_the_suite_s_own_verdict(probed_run):
     assert not [e for e in entries if e["event"] == "verdict"], entries
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("var", VARIABLES)
 def test_a_code_loading_variable_is_named_and_its_code_never_reaches_the_judge(probed_run, var):
     proc, _report, entries = probed_run

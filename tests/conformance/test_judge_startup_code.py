@@ -24,6 +24,9 @@ from pathlib import Path
 import pytest
 from test_judge_environment import PROBE, _vendor_side
 
+# The full tier (CI; bash scripts/test.sh --full): builds a layered environment and runs the suite in it
+pytestmark = pytest.mark.full
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -22,6 +22,9 @@ from conformance.operators import runner
 from conformance.operators.isolation import CONSECUTIVE
 from conformance.vendor.vendor_process import VendorProcess
 
+# The full tier (CI; bash scripts/test.sh --full): the operator corpus against crashing and hanging runtimes
+pytestmark = pytest.mark.full
+
 OPERATORS = Path(__file__).parents[1] / "operators"
 MISBEHAVING = "broken_backends.descriptors:MISBEHAVING"
 #: generous: a lowering of a few dozen cases takes seconds, a minute on a machine with a load of 8

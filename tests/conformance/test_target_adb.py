@@ -17,6 +17,9 @@ from check_outcomes import run_checks
 
 from conformance.targets import TargetError, open_transport
 
+# The full tier (CI; bash scripts/test.sh --full): builds the C++ runner; runs through a target
+pytestmark = pytest.mark.full
+
 FAKE = Path(__file__).parent / "fake_tools"
 SERIAL = "emulator-5554"
 

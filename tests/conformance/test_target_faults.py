@@ -13,6 +13,9 @@ import pytest
 from check_outcomes import run_checks
 from suite_runner import BROKEN
 
+# The full tier (CI; bash scripts/test.sh --full): builds the C++ runner; faults on a target
+pytestmark = pytest.mark.full
+
 TIMEOUT_S = 4  # of the fault cases; the first (fault-free) case lowers the samples with a roomy timeout
 WARM_UP_TIMEOUT_S = 120
 LOGGED = r"the runtime logged: .*MisbehavingBackend: {where} is about to {how}"

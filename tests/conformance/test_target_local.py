@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 from suite_runner import results_by_id, run_suite
 
+# The full tier (CI; bash scripts/test.sh --full): builds the C++ runner; certifies through it
+pytestmark = pytest.mark.full
+
 #: The outcomes of `run --backend ReferenceBackend --certify` in this process's Python (no target): every check
 #: passes but PKG-7, which needs the wheel file the backend was installed from.
 IN_PROCESS = {"PKG-7": "not_applicable"}

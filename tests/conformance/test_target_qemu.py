@@ -24,6 +24,9 @@ from conformance.checks import all_checks
 from conformance.cli import main as cli_main
 from conformance.targets.runtime import runner_machine
 
+# The full tier (CI; bash scripts/test.sh --full): cross-builds the runner; runs under QEMU
+pytestmark = pytest.mark.full
+
 #: Every runtime check of the suite (RT-7, the acceptance rules, among them).
 RT = [c.id for c in all_checks() if c.id.startswith("RT-")]
 

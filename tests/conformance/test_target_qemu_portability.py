@@ -25,6 +25,9 @@ import qemu_build
 import backend_kit
 from conformance.pte.reader import read_pte
 
+# The full tier (CI; bash scripts/test.sh --full): cross-builds for aarch64 and s390x; runs under QEMU
+pytestmark = pytest.mark.full
+
 ROOT = qemu_build.ROOT
 VECTORS = json.loads((ROOT / "kit" / "vectors" / "blob_headers.json").read_text())
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "blobs" / "blobs.json").read_text())

@@ -13,6 +13,9 @@ import pytest
 import sshd as server
 from check_outcomes import run_checks
 
+# The full tier (CI; bash scripts/test.sh --full): builds the C++ runner; a real sshd
+pytestmark = pytest.mark.full
+
 RUNTIME = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "NDATA-3", "NDATA-4"]
 
 

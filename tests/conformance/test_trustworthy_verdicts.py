@@ -132,6 +132,7 @@ CASES = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("case", list(CASES))
 def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case):
     name, checks, env, expected = CASES[case]
@@ -151,6 +152,7 @@ def test_broken_backend_fails_the_right_check(tmp_path, broken_runtime_dir, case
     assert "Traceback" not in output and "INTERNALERROR" not in output
 
 
+@pytest.mark.full
 def test_one_cause_of_many_failures_is_said_once(tmp_path):
     _code, report, _ = run_suite(
         tmp_path, "broken_backends.descriptors:RAISING_PARTITIONERS", "--checks", "AOT"
@@ -164,6 +166,7 @@ def test_one_cause_of_many_failures_is_said_once(tmp_path):
     assert len(report["verdict_reasons"]) == 1
 
 
+@pytest.mark.full
 def test_a_runtime_library_error_is_recorded_in_the_report(tmp_path):
     _code, report, _ = run_suite(
         tmp_path, "broken_backends.descriptors:RUNTIME_LIBRARIES_RAISE", "--checks", "PKG"
@@ -172,6 +175,7 @@ def test_a_runtime_library_error_is_recorded_in_the_report(tmp_path):
     assert lib["sha256"] is None and "runtime_libraries() raised TypeError" in lib["error"]
 
 
+@pytest.mark.full
 def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
     _code, report, _output = run_suite(
         tmp_path, "broken_backends.preregistered:DESCRIPTOR", "--checks", "RT-1,RT-2"
@@ -181,6 +185,7 @@ def test_a_backend_registered_before_load_runtime_fails_rt1(tmp_path):
     assert "'ReferenceBackend' was already registered before load_runtime() ran" in results["RT-1"]["reason"]
 
 
+@pytest.mark.full
 def test_pre_decomposition_hook_of_the_vendor_partitioner_is_kept(tmp_path):
     """The partitioner rewrites clamp(min=0) into relu in transform_for_pre_decomposition: the suite
     lowers with the vendor's own object, so the hook runs and the sample is delegated and correct."""
@@ -191,6 +196,7 @@ def test_pre_decomposition_hook_of_the_vendor_partitioner_is_kept(tmp_path):
     assert {r["outcome"] for r in report["results"]} == {"passed"}, report["results"]
 
 
+@pytest.mark.full
 def test_a_prerelease_backend_version_passes_rt5(tmp_path):
     code, report, output = run_suite(tmp_path, "broken_backends.descriptors:PRERELEASE", "--checks", "RT-5")
     assert code == 0, output
@@ -230,6 +236,7 @@ def _with_vendor_pytest_plugin(tmp_path) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(site), str(BROKEN), os.environ.get("PYTHONPATH", "")])}
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("how", ["descriptor module", "pytest plugin"])
 def test_vendor_code_cannot_change_the_verdict(tmp_path, how):
     """The descriptor's module (on import) or a pytest plugin of the vendor's package replaces the verdict

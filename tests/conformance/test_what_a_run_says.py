@@ -20,7 +20,9 @@ CHECKS = "AOT-2,BLOB-1,SER-1,DYN-1,DYN-2"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    code, report, output = run_suite(tmp_path_factory.mktemp("run"), "ReferenceBackend", "--checks", CHECKS)
+    code, report, output = run_suite(
+        tmp_path_factory.mktemp("run"), "ReferenceBackend", "--checks", CHECKS, "--no-cache"
+    )  # about the time lowering takes: lower for real
     assert report is not None, output
     return code, report, output
 

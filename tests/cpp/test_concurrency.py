@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
+# The full tier (CI; bash scripts/test.sh --full): builds and runs a threaded C++ program
+pytestmark = pytest.mark.full
+
 HERE = Path(__file__).parent
 
 

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
+# The full tier (CI; bash scripts/test.sh --full): builds C++ programs against the executorch SDK
+pytestmark = pytest.mark.full
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_SOURCE = ROOT / "reference_backend" / "examples" / "cpp_runner"
 SITE = Path(sysconfig.get_paths()["purelib"])

@@ -26,6 +26,9 @@ sys.path.insert(0, str(VENDOR))
 
 import example_vendor  # noqa: E402
 
+# The full tier (CI; bash scripts/test.sh --full): builds the kit's example vendor backend
+pytestmark = pytest.mark.full
+
 
 def _tool(name: str) -> str:
     local = Path(sys.executable).parent / name

@@ -13,6 +13,9 @@ import pytest
 
 from conformance.new_backend import template_files
 
+# The full tier (CI; bash scripts/test.sh --full): builds the kit's wheel
+pytestmark = pytest.mark.full
+
 KIT = Path(__file__).resolve().parents[2] / "kit"
 
 

@@ -18,6 +18,9 @@ from backend_kit.header import Header, decode, encode, payload_of
 from conformance.inspection.forge import replace_delegate_data, with_header_fields
 from conformance.pte import read_pte
 
+# The full tier (CI; bash scripts/test.sh --full): builds the XNNPACK adapter and certifies it
+pytestmark = pytest.mark.full
+
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "scoreboard" / "xnnpack_adapter"
 DISTRIBUTION = "executorch-xnnpack-adapter"

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
+# The full tier (CI; bash scripts/test.sh --full): builds the C++ runner
+pytestmark = pytest.mark.full
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_SOURCE = ROOT / "reference_backend" / "examples" / "cpp_runner"
 SITE = Path(sysconfig.get_paths()["purelib"])

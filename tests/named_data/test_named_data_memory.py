@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# The full tier (CI; bash scripts/test.sh --full): lowers and maps programs of hundreds of MiB
+pytestmark = pytest.mark.full
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "named_data_memory.py"
 WIDTH = 1024
 

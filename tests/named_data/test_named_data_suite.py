@@ -16,6 +16,9 @@ from conformance.outcomes import CheckFailed, NotApplicable
 from reference_backend.conformance import DESCRIPTOR
 from reference_backend.partitioner import ReferencePartitioner
 
+# The full tier (CI; bash scripts/test.sh --full): NDATA runs of broken named-data backends (the shared reference run covers NDATA)
+pytestmark = pytest.mark.full
+
 NDATA = ["NDATA-1", "NDATA-2", "NDATA-3", "NDATA-4"]
 
 

@@ -59,6 +59,7 @@ def test_a_malformed_declaration_is_refused_saying_what_is_wrong(kwargs, says):
         OperatorSupport.float32("aten::mm", **kwargs)
 
 
+@pytest.mark.full
 def test_a_declared_precision_does_not_hide_a_defect(tmp_path):
     _code, report, output = run(
         tmp_path, "broken_operators:CHANNELS_LAST_CLAIMED_BF16", "--ops", "aten::add.Tensor"

@@ -18,6 +18,9 @@ from conformance.operators.corpus import cases
 from conformance.results.result_tables import MODELS as MODEL_TABLE
 from conformance.results.table_text import render
 
+# The full tier (CI; bash scripts/test.sh --full): lowers the model tier (ResNet, MobileNetV2, ViT, M5)
+pytestmark = pytest.mark.full
+
 HERE = Path(__file__).parent
 
 

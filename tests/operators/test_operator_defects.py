@@ -77,6 +77,7 @@ CASES = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", list(CASES))
 def test_operator_defect_is_caught(tmp_path, name):
     ops, failing, pattern, (op, dtype) = CASES[name]
@@ -110,6 +111,7 @@ def test_operator_defect_is_caught(tmp_path, name):
     assert "models" not in report and "models" not in report["options"]  # the model tier runs only when asked
 
 
+@pytest.mark.full
 def test_reference_backend_passes_every_declared_operator(tmp_path):
     """Also the model tier, in the same run (one suite start-up): every standard model is partly delegated
     and matches eager PyTorch (tests/operators/test_models.py tests the tier's defects)."""
@@ -193,6 +195,7 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     assert rows["aten::relu"]["cases"] == 15  # 13 static, 2 dynamic
 
 
+@pytest.mark.full
 def test_dynamic_and_quantized_cases_not_claimed_are_caught(tmp_path):
     """A partitioner that claims only static float operators fails OPS-1 on the corpus's dynamic cases of relu
     (which name their bounds) and on the quantized cases (naming the quantize their output comes from; the

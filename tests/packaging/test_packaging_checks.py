@@ -125,6 +125,7 @@ def test_the_advice_is_true_of_the_installed_executorch():
     assert NamedDataStoreOutput.__name__ == "NamedDataStoreOutput"
 
 
+@pytest.mark.full
 def test_a_single_module_vendor_is_scanned_by_the_suite(tmp_path):
     code, report, output = run_suite(
         tmp_path, "broken_backends.descriptors:SINGLE_MODULE_PRIVATE_IMPORT", "--checks", "PKG-2"
@@ -176,6 +177,7 @@ def test_strings_that_reach_private_modules_are_followed(tmp_path):
     assert "executorch.runtime" in private_imports(module)[0]  # the public way, named
 
 
+@pytest.mark.full
 def test_a_string_import_package_fails_pkg2_naming_each_place(tmp_path):
     code, report, output = run_suite(
         tmp_path, "broken_backends.descriptors:STRING_IMPORT", "--checks", "PKG-2"

@@ -15,6 +15,9 @@ import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
+# The full tier (CI; bash scripts/test.sh --full): builds and installs wheels
+pytestmark = pytest.mark.full
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -99,6 +99,7 @@ def test_other_errors_get_no_hint():
     assert hint(ImportError("cannot import name 'x' from 'y'")) is None
 
 
+@pytest.mark.full
 @needs_openvino
 def test_the_suite_reports_the_hint_for_a_descriptor_that_cannot_import(tmp_path):
     python = _without(tmp_path, "nncf")

@@ -18,7 +18,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build test libraries")
+# The full tier (CI; bash scripts/test.sh --full): builds layered environments and libraries.
+pytestmark = [
+    pytest.mark.full,
+    pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed to build test libraries"),
+]
 
 BASE_SITE = Path(site.getsitepackages()[0])  # this venv: torch, executorch and the suite
 REPO = Path(__file__).resolve().parents[2]

@@ -9,6 +9,9 @@ import re
 import pytest
 from suite_runner import results_by_id, run_suite
 
+# The full tier (CI; bash scripts/test.sh --full): RT runs of XNNPACK and OpenVINO variants
+pytestmark = pytest.mark.full
+
 needs_openvino = pytest.mark.skipif(
     importlib.util.find_spec("openvino") is None or importlib.util.find_spec("nncf") is None,
     reason="the scoreboard extra (openvino, nncf) is not installed: pip install -e '.[scoreboard]'",
