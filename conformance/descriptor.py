@@ -146,7 +146,7 @@ class MutableStateSupport:
     ``tag_mutated_buffer`` (C-STATE-2).
 
     make_partitioners:  returns fresh partitioners that delegate the buffer's update (index_copy_,
-                        index_put_) and the buffer itself; the suite's KV-cache program is lowered
+                        index_put_) and the buffer itself; the state checks' program is lowered
                         with them and must keep its state as with make_partitioners() (STATE-1).
     """
 

@@ -1,8 +1,9 @@
-"""State checks (C-STATE-1): a program that mutates a registered buffer on every call (a KV cache)
-keeps that state right when the backend runs in it.
+"""State checks (C-STATE-1, C-STATE-2): a program that mutates a registered buffer on every call (as a
+KV cache) keeps that state right when the backend runs in it.
 
-The suite's KV-cache program (``conformance.vendor.state_tasks``) is lowered once with the backend's
-partitioners and executed step by step: two loads of it interleaved, each with its own inputs and
+The stateful program is made of the backend's first delegated sample model (``conformance.vendor.
+state_tasks``: the sample reads buffers that each call updates in place), lowered once with the
+backend's partitioners and executed step by step: two loads of it interleaved, each with its own inputs and
 positions, then a third load after both are freed. Each step's output is compared with eager PyTorch
 run the same way on a fresh module. A step that differs is named with the property it breaks: the
 state did not carry from one execute to the next, two loaded methods share it, or a new load does not
@@ -28,12 +29,24 @@ LABELS = ("the first loaded method", "the second loaded method", "the method loa
 UPDATES = ("aten::index_copy", "aten::index_put", "aten::index_put_", "aten::index_copy_")
 
 
+def primary_sample(ctx: Context) -> Any:
+    """The sample model the stateful program is made of: the first that must be delegated."""
+    models = ctx.descriptor.sample_models
+    return next((m for m in models if m.delegated), models[0])
+
+
 def state_flow(ctx: Context, which: str) -> dict[str, Any]:
-    """The KV-cache program lowered with the partitioners ``which`` names, shared by the run."""
+    """The stateful program lowered with the partitioners ``which`` names, shared by the run."""
     label = "make_partitioners()" if which == "default" else f"{which}.make_partitioners()"
+    name = primary_sample(ctx).name
     return ctx.shared(
         ("state_flow", which),
-        lambda: ctx.call(STATE_FLOW, which, what=f"lowering the suite's KV-cache program with {label}"),
+        lambda: ctx.call(
+            STATE_FLOW,
+            which,
+            name,
+            what=f"lowering the stateful program of sample model {name!r} with {label}",
+        ),
     )
 
 
@@ -46,24 +59,24 @@ def _matches(actual: list[Any], packed: bytes, rtol: float, atol: float) -> bool
 
 
 def judge(ctx: Context, which: str) -> str:
-    """Runs the KV-cache program lowered with ``which``'s partitioners as the module docstring says; a note
+    """Runs the stateful program lowered with ``which``'s partitioners as the module docstring says; a note
     of what ran, or CheckFailed naming the property, the method and the step."""
     ctx.require_runtime()
     flow = state_flow(ctx, which)
     backend_id = ctx.descriptor.backend_id
+    program = f"the stateful program of sample model {flow['sample']!r} ({flow['form']})"
     if not flow["delegated"]:
         raise NotApplicable(
-            f"the backend's partitioners delegated nothing of the suite's KV-cache program (a linear layer "
-            f"writing into a registered buffer); it ran on CPU: {', '.join(flow['cpu'])}"
+            f"the backend's partitioners delegated nothing of {program}; it ran on CPU: {', '.join(flow['cpu'])}"
         )
     claimed = [op for op in flow["delegated"] if op in UPDATES]
     if which != "default" and not claimed:
         raise CheckFailed(
-            f"the descriptor declares {which}, but its partitioners left the cache update of the suite's "
-            f"KV-cache program on CPU ({', '.join(op for op in flow['cpu'] if op in UPDATES) or 'none'}); "
+            f"the descriptor declares {which}, but its partitioners left the buffer update of {program} on CPU"
+            f" ({', '.join(op for op in flow['cpu'] if op in UPDATES) or 'none'}); "
             f"{backend_id} delegated only {', '.join(flow['delegated'])}"
         )
-    model = ctx.descriptor.sample_models[0]
+    model = ctx.descriptor.sample(flow["sample"])
     rtol, atol = model.rtol, model.atol
     steps = flow["steps"]
     pte = flow["pte"]
@@ -92,13 +105,12 @@ def judge(ctx: Context, which: str) -> str:
             f"freed) differs: {_detail(actual, flow['expected'][0][k], rtol, atol)}{looks}"
         )
     where = (
-        f"the cache update ({', '.join(claimed)}) ran in the {backend_id} delegate"
+        f"the buffer update ({', '.join(claimed)}) ran in the {backend_id} delegate"
         if claimed
-        else f"the cache update ran on CPU ({', '.join(op for op in flow['cpu'] if op in UPDATES) or 'none'}), "
-        f"its input from the {backend_id} delegate"
+        else f"the buffer update ran on CPU ({', '.join(op for op in flow['cpu'] if op in UPDATES) or 'none'})"
     )
     return (
-        f"{steps} steps of two interleaved loads of the suite's KV-cache program and {steps} of a third load "
+        f"{steps} steps of two interleaved loads of {program} and {steps} of a third load "
         f"matched eager PyTorch run the same way; {backend_id} delegated {', '.join(flow['delegated'])}; {where}"
     )
 
@@ -148,7 +160,10 @@ def _compare(
         )
     if k == 0:
         raise CheckFailed(f"the first step already differs, before any state: {at}: {detail}")
-    raise CheckFailed(f"state did not carry right: {at} differs: {detail}")
+    raise CheckFailed(
+        f"state did not carry: {at} differs: {detail} (the {k} step(s) before it matched: what they wrote into "
+        "the program's buffers is not what this step read)"
+    )
 
 
 def _pack(outputs: list[Any]) -> bytes:

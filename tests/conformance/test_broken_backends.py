@@ -58,7 +58,7 @@ CASES = {
         "STATE-1",
         (
             r"state did not carry: step 2 of 8 of the first loaded method .* differs: its output 0 differs from "
-            r"eager PyTorch: .* \(the output at step 2 equals a fresh program's"
+            r"eager PyTorch: .* \(the 1 step\(s\) before it matched"
         ),
     ),
     "BINDS_ONCE": (
@@ -72,7 +72,7 @@ CASES = {
     "CLAIMS_NO_STATE": (
         "STATE",
         "STATE-2",
-        r"the descriptor declares mutable_state, but its partitioners left the cache update .* on CPU \(aten::index_put",
+        r"the descriptor declares mutable_state, but its partitioners left the buffer update .* on CPU \(aten::index_put",
     ),
 }
 
