@@ -45,7 +45,7 @@ DEPRECATIONS: dict[str, Deprecation] = {
             key="supported_ops-non-schema",
             what="a name in BackendDescriptor.supported_ops that is not an operator schema name",
             since="0.5.0",
-            error_in="0.6.0",
+            error_in="0.7.0",
             replacement=(
                 "remove it from supported_ops: AOT-4 ignores tagged nodes that are not operators "
                 "(operator.getitem) by itself, and supported_ops lists operator schema names "
@@ -56,7 +56,7 @@ DEPRECATIONS: dict[str, Deprecation] = {
             key="outcomes-capability-absent",
             what="conformance.outcomes.CAPABILITY_ABSENT",
             since="0.5.0",
-            error_in="0.6.0",
+            error_in="0.7.0",
             replacement=(
                 "import it from conformance.descriptor (from conformance.descriptor import CAPABILITY_ABSENT), "
                 "where it is derived from the descriptor's capability fields"

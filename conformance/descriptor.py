@@ -140,6 +140,19 @@ class CompositionSupport:
     sample: str = sample_name()
 
 
+@dataclasses.dataclass(frozen=True)
+class MutableStateSupport:
+    """Partitioners that claim the buffers a program mutates (a KV cache), with ExecuTorch's
+    ``tag_mutated_buffer`` (C-STATE-2).
+
+    make_partitioners:  returns fresh partitioners that delegate the buffer's update (index_copy_,
+                        index_put_) and the buffer itself; the state checks' program is lowered
+                        with them and must keep its state as with make_partitioners() (STATE-1).
+    """
+
+    make_partitioners: Callable[[], Sequence[Any]] = code()
+
+
 def _acceptance_problem(value: Any) -> str | None:
     from conformance.compat.rules import (
         rules_problem,  # jsonschema is imported only for a descriptor that declares rules
@@ -241,6 +254,8 @@ class BackendDescriptor:
     lowering_environment: names of the environment variables whose values change what lowering
                         makes (a compiler option, a fault switch); their values are part of the
                         lowering cache's key, so a cached lowering never stands for another setting.
+    mutable_state:      partitioners that claim mutated buffers (C-STATE-2); None if not declared (the
+                        buffer's update is then left on CPU and STATE-1 judges the state).
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -265,6 +280,9 @@ class BackendDescriptor:
     acceptance: AcceptanceRulesFile | None = capability(AcceptanceRulesFile, "acceptance rules")
     engine_libraries: Callable[[], Sequence[Path]] = listing(default=lambda: ())
     lowering_environment: frozenset[str] = data(frozenset, items=str, default=frozenset())
+    mutable_state: MutableStateSupport | None = capability(
+        MutableStateSupport, "partitioners claiming mutated buffers"
+    )
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and

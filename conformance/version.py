@@ -1,6 +1,6 @@
 """Version of the suite, and which report versions ``verify`` still accepts."""
 
-SUITE_VERSION = "0.5.0"
+SUITE_VERSION = "0.6.0"
 
 #: ``verify`` accepts reports of the suite versions released in conformance/released/, each within its
 #: validity window.

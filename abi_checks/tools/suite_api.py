@@ -54,6 +54,7 @@ PYTHON_MODULES: dict[str, tuple[str, ...] | None] = {
         "QuantizedSupport",
         "DynamicShapesSupport",
         "CompositionSupport",
+        "MutableStateSupport",
         "BackendDescriptor",
         "CAPABILITY_ABSENT",
         "available_backends",

@@ -1,5 +1,5 @@
 """The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-,
-NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
+STATE-, NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from conformance.checks import (
     quantized,
     runtime,
     serialization,
+    state,
 )
 from conformance.registry import Check
 
@@ -25,6 +26,7 @@ MODULES = (
     blob,
     serialization,
     runtime,
+    state,
     named_data,
     operators,
     quantized,

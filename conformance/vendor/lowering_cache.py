@@ -49,6 +49,7 @@ CACHED_TASKS = frozenset(
         tasks.QUANTIZED_FLOW,
         tasks.DYNAMIC_FLOW,
         tasks.COMPOSITION_FLOW,
+        tasks.STATE_FLOW,
     }
 )
 

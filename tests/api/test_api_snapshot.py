@@ -64,8 +64,9 @@ def test_an_addition_passes(tmp_path):
     root = _copy(tmp_path)
     _edit(
         root / "conformance" / "descriptor.py",
-        "data(frozenset, items=str, default=frozenset())\n\n    def __post_init__",
-        "data(frozenset, items=str, default=frozenset())\n    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
+        'MutableStateSupport, "partitioners claiming mutated buffers"\n    )\n\n    def __post_init__',
+        'MutableStateSupport, "partitioners claiming mutated buffers"\n    )\n'
+        "    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
     )
     _edit(
         root / "conformance" / "testing.py",
@@ -76,20 +77,20 @@ def test_an_addition_passes(tmp_path):
     unrecorded = suite_api.check(root)
     assert len(unrecorded) == 1, unrecorded
     unrecorded = unrecorded[0]
-    assert "differs from abi_checks/suite_api/0.5.0.json in 3 members" in unrecorded
+    assert "differs from abi_checks/suite_api/0.6.0.json in 3 members" in unrecorded
     assert "run python -m abi_checks.tools.suite_api snapshot" in unrecorded
-    assert suite_api.check(root, _snapshots(tmp_path, root, "0.4.0")) == []
+    assert suite_api.check(root, _snapshots(tmp_path, root, "0.5.0")) == []
 
 
 @pytest.mark.full
 def test_a_removal_without_a_deprecation_fails(tmp_path):
     root = _copy(tmp_path)
     _edit(root / "conformance" / "descriptor.py", SAMPLE_FIELD, "")
-    found = suite_api.check(root, _snapshots(tmp_path, root, "0.4.0"))
+    found = suite_api.check(root, _snapshots(tmp_path, root, "0.5.0"))
     assert found, "removing SampleModel.delegated went unnoticed"
     assert any(
         p.startswith(
-            "conformance.descriptor:SampleModel.__init__: parameter 'delegated' removed in suite 0.5.0, "
+            "conformance.descriptor:SampleModel.__init__: parameter 'delegated' removed in suite 0.6.0, "
             "without a deprecation: add one to conformance/deprecations.py"
         )
         for p in found
@@ -99,33 +100,33 @@ def test_a_removal_without_a_deprecation_fails(tmp_path):
 @pytest.mark.full
 def test_a_break_in_a_patch_release_fails_even_with_a_deprecation(tmp_path):
     root = _copy(tmp_path)
-    _edit(root / "conformance" / "version.py", 'SUITE_VERSION = "0.5.0"', 'SUITE_VERSION = "0.5.1"')
+    _edit(root / "conformance" / "version.py", 'SUITE_VERSION = "0.6.0"', 'SUITE_VERSION = "0.6.1"')
     _edit(root / "conformance" / "testing.py", "    raise_on_failure: bool = True,\n", "")
     _edit(root / "conformance" / "testing.py", "if raise_on_failure and ", "if ")
-    folder = _snapshots(tmp_path, root, "0.4.0", "0.5.0")
+    folder = _snapshots(tmp_path, root, "0.5.0", "0.6.0")
     found = suite_api.check(root, folder)
     assert found == [
         (
             "conformance.testing:check_backend: parameter 'raise_on_failure' removed, but the suite version goes from "
-            "0.5.0 to 0.5.1: a break needs a new minor or major version, and a deprecation first"
+            "0.6.0 to 0.6.1: a break needs a new minor or major version, and a deprecation first"
         )
     ]
 
 
 @pytest.mark.full
 def test_a_removal_a_deprecation_announced_passes(tmp_path):
-    """Deprecated in 0.4.0 (a warning for one minor release), removed in 0.5.0: allowed."""
+    """Deprecated in 0.5.0 (a warning for one minor release), removed in 0.6.0: allowed."""
     root = _copy(tmp_path)
     _edit(root / "conformance" / "descriptor.py", SAMPLE_FIELD, "")
     _edit(
         root / "conformance" / "deprecations.py",
         "        ),\n    )\n}",
-        '        ),\n        Deprecation(\n            key="delegated", what="SampleModel.delegated", since="0.4.0",\n'
-        '            error_in="0.5.0", replacement="none",\n'
+        '        ),\n        Deprecation(\n            key="delegated", what="SampleModel.delegated", since="0.5.0",\n'
+        '            error_in="0.6.0", replacement="none",\n'
         '            api=("conformance.descriptor:SampleModel.__init__", "conformance.descriptor:SampleModel.delegated"),\n'
         "        ),\n    )\n}",
     )
-    assert suite_api.check(root, _snapshots(tmp_path, root, "0.4.0")) == []
+    assert suite_api.check(root, _snapshots(tmp_path, root, "0.5.0")) == []
 
 
 @pytest.mark.full
@@ -137,14 +138,14 @@ def test_a_removal_a_deprecation_announced_passes(tmp_path):
             "kit/backend_kit/include/backend_kit/header.h",
             "inline bool is_utf8(const uint8_t* p, size_t n)",
             "inline bool is_utf8(const uint8_t* p, uint32_t n)",
-            r"backend_kit/header\.h:backend_kit::is_utf8\(const uint8_t\*, size_t\): removed, but the kit version goes from 0\.1\.0 to 0\.1\.\d+: a break needs a new minor",
+            r"backend_kit/header\.h:backend_kit::is_utf8\(const uint8_t\*, size_t\): removed, but the kit version goes from 0\.1\.\d+ to 0\.1\.\d+: a break needs a new minor",
         ),
         (
             "CLI option",
             "conformance/cli.py",
             '"--report-dir"',
             '"--reports"',
-            r"^run --report-dir: removed in suite 0\.5\.0, without a deprecation",
+            r"^run --report-dir: removed in suite 0\.6\.0, without a deprecation",
         ),
         (
             "entry point group",
@@ -153,7 +154,7 @@ def test_a_removal_a_deprecation_announced_passes(tmp_path):
             'ENTRY_POINT_GROUP = "executorch.backends"',
             (
                 r"^conformance\.descriptor:ENTRY_POINT_GROUP: value 'executorch_conformance\.backends' -> "
-                r"'executorch\.backends' in suite 0\.5\.0, without a deprecation"
+                r"'executorch\.backends' in suite 0\.6\.0, without a deprecation"
             ),
         ),
     ],
@@ -161,7 +162,7 @@ def test_a_removal_a_deprecation_announced_passes(tmp_path):
 def test_other_parts_of_the_surface(tmp_path, what, file, old, new, expected):
     root = _copy(tmp_path)
     _edit(root / file, old, new)
-    found = suite_api.check(root, _snapshots(tmp_path, root, "0.4.0"))
+    found = suite_api.check(root, _snapshots(tmp_path, root, "0.5.0"))
     assert any(re.search(expected, p) for p in found), (what, found)
 
 
@@ -174,7 +175,7 @@ def test_a_field_inserted_before_others_breaks_positional_construction(tmp_path)
         "    operators: Any = custom(",
         "    engine_library: Callable[[], Any] | None = code(optional=True)\n    operators: Any = custom(",
     )
-    found = suite_api.check(root, _snapshots(tmp_path, root, "0.4.0"))
+    found = suite_api.check(root, _snapshots(tmp_path, root, "0.5.0"))
     assert any(
         "BackendDescriptor.__init__: parameter 'operators' moved from position 14" in p for p in found
     ), found

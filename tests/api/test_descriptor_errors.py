@@ -30,7 +30,7 @@ def test_a_non_schema_entry_warns_naming_the_replacement_and_is_left_out():
         d = dataclasses.replace(REFERENCE, supported_ops=REFERENCE.supported_ops | {GETITEM})
     (message,) = [str(w.message) for w in caught]
     assert message.startswith(f"supported_ops lists {GETITEM!r}, not an operator schema name: ")
-    assert "deprecated since suite 0.5.0, an error from suite 0.6.0" in message
+    assert "deprecated since suite 0.5.0, an error from suite 0.7.0" in message
     assert "remove it from supported_ops" in message
     assert caught[0].filename == __file__  # it points at the line that built the descriptor
     assert d.deprecations() == (message,)
@@ -59,7 +59,7 @@ def test_from_the_version_the_deprecation_names_it_is_an_error(monkeypatch):
     assert text.startswith(
         f"vendor.conformance:DESCRIPTOR: supported_ops lists {GETITEM!r}, not an operator schema"
     )
-    assert "no longer accepted since suite 0.6.0 (deprecated in 0.5.0); remove it from supported_ops" in text
+    assert "no longer accepted since suite 0.7.0 (deprecated in 0.5.0); remove it from supported_ops" in text
 
 
 def test_only_the_malformed_descriptor_of_a_module_is_refused():
@@ -159,8 +159,8 @@ def test_the_old_home_of_capability_absent_warns_then_refuses(monkeypatch):
     with pytest.warns(SuiteDeprecationWarning, match=r"import it from conformance\.descriptor") as caught:
         assert outcomes.CAPABILITY_ABSENT is CAPABILITY_ABSENT
     assert caught[0].filename == __file__
-    monkeypatch.setattr(version, "SUITE_VERSION", "0.6.0")
+    monkeypatch.setattr(version, "SUITE_VERSION", "0.7.0")
     with pytest.raises(
-        AttributeError, match=r"no longer accepted since suite 0\.6\.0.*from conformance\.descriptor"
+        AttributeError, match=r"no longer accepted since suite 0\.7\.0.*from conformance\.descriptor"
     ):
         outcomes.CAPABILITY_ABSENT  # noqa: B018  the attribute access is the test

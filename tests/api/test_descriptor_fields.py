@@ -45,7 +45,10 @@ def test_every_field_has_a_kind_and_every_capability_an_exemption_reason():
     kinds = {f.name: k for f, k in fields.kinded(BackendDescriptor)}
     assert set(kinds) == {f.name for f in dataclasses.fields(BackendDescriptor)}
     capabilities = [n for n, k in kinds.items() if isinstance(k, fields.Nested) and k.capability]
-    assert capabilities == REFERENCE.capabilities() == list(CAPABILITY_ABSENT)
+    assert capabilities == list(CAPABILITY_ABSENT)
+    # The reference backend declares every capability but mutable_state: its runtime has no kernel for
+    # the cache update (index_put), so its partitioner leaves mutated buffers on CPU (STATE-1 judges that).
+    assert REFERENCE.capabilities() == [c for c in capabilities if c != "mutable_state"]
     # the reasons released reports carry (verify accepts an exempt result only with them)
     assert (
         CAPABILITY_ABSENT["named_data"]

@@ -128,7 +128,7 @@ def test_golden_descriptor_loads_as_its_release_read_it(spec, tmp_path):
         if spec in DEPRECATED:
             (message,) = descriptor.deprecations()
             assert f"supported_ops lists {DEPRECATED[spec]}, not an operator schema name" in message
-            assert "an error from suite 0.6.0; remove it from supported_ops" in message
+            assert "an error from suite 0.7.0; remove it from supported_ops" in message
         else:
             assert descriptor.deprecations() == ()
         context = Context(descriptor, spec, TIMEOUT, tmp_path / "vendor.log", vendor=vendor)

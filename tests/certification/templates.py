@@ -31,8 +31,10 @@ def finish(report: dict[str, Any]) -> dict[str, Any]:
 #: of reference backend 0.3.0 on executorch 1.5.1 with this suite version (forgeries start from it;
 #: test_forgeries.py). Rewrite it (cp reports/report.json) when a suite version is released.
 REAL = Path(__file__).parent / "data" / f"reference-certify-{SUITE_VERSION}.json"
-#: The same run with suites 0.3.0 and 0.4.0: reports of earlier suite versions that verify inside their windows.
-EARLIER = [Path(__file__).parent / "data" / f"reference-certify-{v}.json" for v in ("0.3.0", "0.4.0")]
+#: The same run with suites 0.3.0 to 0.5.0: reports of earlier suite versions that verify inside their windows.
+EARLIER = [
+    Path(__file__).parent / "data" / f"reference-certify-{v}.json" for v in ("0.3.0", "0.4.0", "0.5.0")
+]
 
 
 def real_report() -> dict[str, Any]:
@@ -84,7 +86,14 @@ def make_report(
                 "distribution": "executorch-reference-backend",
                 "version": "0.2.0",
                 "installed_version": "0.2.0",
-                "capabilities": ["named_data", "quantized", "dynamic_shapes", "composition", "acceptance"],
+                "capabilities": [
+                    "named_data",
+                    "quantized",
+                    "dynamic_shapes",
+                    "composition",
+                    "acceptance",
+                    "mutable_state",
+                ],
                 "runtime_libraries": libraries if libraries is not None else [],
             },
             "results": results,

@@ -27,8 +27,8 @@ from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.report import seal
 from conformance.version import SUITE_VERSION
 
-#: The day the fixture report is judged on (it was created on 2026-12-02).
-DAY = datetime.date(2026, 12, 2)
+#: The day the fixture report is judged on (it was created on 2026-12-03).
+DAY = datetime.date(2026, 12, 3)
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +342,7 @@ def test_the_real_clock_decides_what_is_in_the_future(real):
     assert f"created 2027-11-30, which is in the future (today is {today})" in problems
     # Judged on a day before it was created: it did not exist yet.
     problems = check_report(real, today=datetime.date(2026, 11, 29)).problems
-    assert "created 2026-12-02, after 2026-11-29, the day it is judged on (--at)" in problems
+    assert "created 2026-12-03, after 2026-11-29, the day it is judged on (--at)" in problems
 
 
 def test_verdict_reasons_of_an_earlier_suite_version_are_recomputed():

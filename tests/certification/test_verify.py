@@ -153,13 +153,13 @@ FORGERIES = [
         "results [] with summary 24/24, suite 0.1.99, renamed backend",
         _forgery_24_of_24,
         False,
-        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0)",
+        "suite version '0.1.99' was never released (released versions: 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0, 0.6.0)",
     ),
     (
         "unreleased version",
-        _set(("suite_version",), "0.6.0"),
+        _set(("suite_version",), "0.7.0"),
         True,
-        "suite version '0.6.0' was never released",
+        "suite version '0.7.0' was never released",
     ),
     (
         "certify report with an expected failure",
@@ -385,7 +385,7 @@ def test_the_committed_matrix_reports_verify():
     assert paths
     for path in paths:
         report = json.loads(path.read_text())
-        assert report["suite_version"] in ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"), path
+        assert report["suite_version"] in ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0"), path
         v = check_report(report, today=datetime.date(2026, 12, 1))
         assert v.ok, (path, v.problems)
 

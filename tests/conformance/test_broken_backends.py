@@ -53,7 +53,31 @@ CASES = {
             r"declares at most 1\.0"
         ),
     ),
+    "SCRATCHES_STATE": (
+        "RT,STATE",
+        "STATE-1",
+        (
+            r"state did not carry: step 2 of 8 of the first loaded method .* differs: its output 0 differs from "
+            r"eager PyTorch: .* \(the 1 step\(s\) before it matched"
+        ),
+    ),
+    "BINDS_ONCE": (
+        "RT,STATE",
+        "STATE-1",
+        (
+            r"state is shared between two loaded methods: step 1 of 8 of the second loaded method .* differs: .*"
+            r"\(the output equals the first loaded method's at step 1\)"
+        ),
+    ),
+    "CLAIMS_NO_STATE": (
+        "STATE",
+        "STATE-2",
+        r"the descriptor declares mutable_state, but its partitioners left the buffer update .* on CPU \(aten::index_put",
+    ),
 }
+
+#: Defects that only a check of state sees: every other check run passes or does not apply.
+STATE_ONLY = {"SCRATCHES_STATE", "BINDS_ONCE"}
 
 
 #: The verdicts of the default tier (one per area that a whole run would otherwise leave untested there):
@@ -87,3 +111,6 @@ def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name)
     ), report["verdict_reasons"]
     # The same backend passes the checks its defect does not touch.
     assert any(r["outcome"] == "passed" for r in results.values()), results
+    if name in STATE_ONLY:  # no weaker check catches it
+        others = {i: r["outcome"] for i, r in results.items() if i != failing}
+        assert set(others.values()) <= {"passed", "not_applicable"}, others

@@ -147,3 +147,22 @@ class CrashesAboveBoundBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         return build_result(edge_program, compile_specs, "CrashesAboveBoundInner")
+
+
+class ScratchesStateBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/state_defects_backend.cpp) zeroes its inputs once a call
+    is done, which only a mutated buffer (a KV cache) outlives, and otherwise runs the reference runtime
+    built in under the id written into the header."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "ScratchesStateInner")
+
+
+class BindsOnceBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/state_defects_backend.cpp) binds the input buffers of
+    identical delegates once for every load, so two loaded methods share the first one's state."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "BindsOnceInner")

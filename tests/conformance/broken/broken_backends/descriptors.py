@@ -15,7 +15,7 @@ from packaging.version import Version
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 import broken_backends.backends  # noqa: F401  (makes the backend ids resolvable)
-from conformance.descriptor import AcceptanceRulesFile, BackendDescriptor, SampleModel
+from conformance.descriptor import AcceptanceRulesFile, BackendDescriptor, MutableStateSupport, SampleModel
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
 from reference_backend.ops import op_name, why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
@@ -325,4 +325,26 @@ UNDERSTATES_OLD_FORMATS = dataclasses.replace(
     acceptance=_rules(
         "understates_old_formats", header_formats=[1, 1], blob_format_minors=[2, _NEWEST_MINOR]
     ),
+)
+
+# Wrong across calls of a program with a mutated buffer (runtime/state_defects_backend.cpp). The runtime
+# zeroes its inputs after a call, so the KV cache does not carry; of the samples, it keeps those whose
+# delegate inputs are dead after the call (a program reading a delegate's input later, quant_net, shows
+# the defect without state, in RT-3).
+SCRATCHES_STATE = variant(
+    "ScratchesStateBackend",
+    version="0.1.0",
+    sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
+    named_data=None,
+    **WITHOUT_NEW_CAPABILITIES,
+    **_broken_library("libscratches_state_backend.so"),
+)
+# The runtime binds the inputs of identical delegates once for every load: two loaded methods executed
+# with the same inputs agree (RT-4), two with their own states share the first one's.
+BINDS_ONCE = variant("BindsOnceBackend", version="0.1.0", **_broken_library("libbinds_once_backend.so"))
+
+# Declares partitioners that claim mutated buffers, but they are the reference partitioners, which
+# leave the cache update on CPU: STATE-2 holds the declaration to what lowering shows.
+CLAIMS_NO_STATE = dataclasses.replace(
+    REFERENCE, mutable_state=MutableStateSupport(make_partitioners=REFERENCE.make_partitioners)
 )
