@@ -100,9 +100,12 @@ class Header:
 
 
 def version_triple(text: str) -> tuple[int, int, int]:
-    """The (major, minor, patch) a header records for a release: "1.5.1+cpu" -> (1, 5, 1),
-    "0.2" -> (0, 2, 0), "1.0.0rc1" -> (1, 0, 0). Parsed as PEP 440 (``packaging``);
-    HeaderError for text that is not a version or a number that does not fit a u16."""
+    """The (major, minor, patch) a header records for a release, by the one rule every writer
+    and reader of headers uses: ``text`` parsed by ``packaging.version.Version`` (PEP 440), its
+    release numbers padded with zeros or cut to three; the epoch, pre-release, post, dev and
+    local parts are not recorded. "1.5.1+cpu" -> (1, 5, 1), "0.2" -> (0, 2, 0), "1.0.0rc1" and
+    "1.0.0-rc.1" -> (1, 0, 0). HeaderError (a ValueError) for text PEP 440 does not read (such
+    as the semver pre-release "1.0.0-alpha.beta") or a number that does not fit a u16."""
     from packaging.version import InvalidVersion, Version
 
     try:
