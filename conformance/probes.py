@@ -36,9 +36,12 @@ def assert_outputs_close(
             f"{label} output {i}: shape {tuple(a.shape)}, {short} {tuple(e.shape)}",
         )
         ensure(a.dtype == e.dtype, f"{label} output {i}: dtype {a.dtype}, {short} {e.dtype}")
-        if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
+        close = torch.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)  # in the outputs' dtype: exact
+        if bool(close.all()):
             continue
-        a64, e64 = a.double(), e.double()
+        # Complex outputs stay complex (a cast to float64 would drop the imaginary part); the values and
+        # differences in the message are read from the outputs themselves, so integers beyond 2**53 stay exact.
+        a64, e64 = _wide(a), _wide(e)
         nan = torch.isnan(a64) != torch.isnan(e64)
         if bool(nan.any()):
             where = tuple(int(k) for k in torch.nonzero(nan)[0])
@@ -47,20 +50,43 @@ def assert_outputs_close(
                 f"{'the runtime' if bool(torch.isnan(a64)[where]) else reference} only"
             )
         diff = (a64 - e64).abs().nan_to_num(nan=0.0, posinf=float("inf"))
-        worst = tuple(int(k) for k in torch.nonzero(diff == diff.max())[0])
         # The element that exceeds its bound (atol + rtol * |expected|) most: the largest difference may be
         # within a large element's bound while a small element is out of its own.
         bound = atol + rtol * e64.abs().nan_to_num(nan=0.0, posinf=float("inf"))
-        excess = torch.where(diff > bound, diff / bound.clamp_min(float.fromhex("0x1p-1074")), 0.0)
-        outside = tuple(int(k) for k in torch.nonzero(excess == excess.max())[0])
+        ratio = (diff / bound.clamp_min(float.fromhex("0x1p-1074"))).nan_to_num(nan=float("inf"))  # inf / inf
+        excess = torch.where(close, -1.0, ratio)
+        outside = _first_max(excess)
+        worst = outside if bool(diff[outside] == diff.max()) else _first_max(diff)
         also = (
             ""
-            if outside == worst or not bool(excess.any())
-            else f"; the bound is exceeded most at index {outside} (runtime {float(a64[outside]):.6g}, {short} "
-            f"{float(e64[outside]):.6g}: difference {float(diff[outside]):.3g}, bound {float(bound[outside]):.3g})"
+            if outside == worst
+            else f"; the bound is exceeded most at index {outside} (runtime {_value(a, outside)}, {short} "
+            f"{_value(e, outside)}: difference {_difference(a, e, outside)}, bound {float(bound[outside]):.3g})"
         )
         raise CheckFailed(
-            f"{label} output {i} differs from {reference}: max abs difference {float(diff.max()):.3g} at index "
-            f"{worst} (runtime {float(a64[worst]):.6g}, {short} {float(e64[worst]):.6g}) exceeds the declared "
+            f"{label} output {i} differs from {reference}: max abs difference {_difference(a, e, worst)} at index "
+            f"{worst} (runtime {_value(a, worst)}, {short} {_value(e, worst)}) exceeds the declared "
             f"tolerance (rtol={rtol}, atol={atol}){also}"
         )
+
+
+def _wide(t: Any) -> Any:
+    """``t`` as complex128 when complex, else as float64."""
+    import torch
+
+    return t.to(torch.complex128) if t.is_complex() else t.double()
+
+
+def _first_max(t: Any) -> tuple[int, ...]:
+    return tuple(int(k) for k in (t == t.max()).nonzero()[0])
+
+
+def _value(t: Any, at: tuple[int, ...]) -> str:
+    x = t[at].item()
+    return str(x) if isinstance(x, int) else f"{x:.6g}"
+
+
+def _difference(a: Any, e: Any, at: tuple[int, ...]) -> str:
+    x, y = a[at].item(), e[at].item()
+    d = abs(int(x) - int(y)) if isinstance(x, int) and isinstance(y, int) else abs(x - y)
+    return str(d) if isinstance(d, int) else f"{d:.3g}"

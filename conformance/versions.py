@@ -1,6 +1,7 @@
 """Versions as versions, never as text: parsing (PEP 440, and semver for
-'1.0.0-rc.1' style strings), the release triple, and finding a version named
-as a whole token in a log line ("2.0" is not named by "0.2.0")."""
+'1.0.0-rc.1' style strings), the release numbers, and finding a version named
+as a whole token in a log line ("2.0" is not named by "0.2.0"). The triple a
+blob header records is the kit's (``backend_kit.header.version_triple``)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,11 @@ def release(version: Version | str, length: int = 3) -> tuple[int, ...]:
 
 
 def version_triple(text: str) -> tuple[int, int, int]:
-    """(major, minor, patch) of a version string."""
-    major, minor, patch = release(text)
-    return major, minor, patch
+    """(major, minor, patch) of a version string as a blob header records it: the kit's rule,
+    ``backend_kit.header.version_triple`` (HeaderError, a ValueError, when it cannot be written)."""
+    from backend_kit.header import version_triple as header_triple
+
+    return header_triple(text)
 
 
 def tokens(line: str) -> list[Version]:

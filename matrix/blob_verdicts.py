@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backend_kit.header import COMPATIBLE, INCOMPATIBLE, INVALID, REEXPORT_RECOMMENDED, RuntimeVersions, judge
+from backend_kit.header import (
+    COMPATIBLE,
+    INCOMPATIBLE,
+    INVALID,
+    REEXPORT_RECOMMENDED,
+    RuntimeVersions,
+    claimed_header_format,
+    judge,
+)
 from conformance.pte import read_pte
 
 #: runtime version -> (newest header format it reads, RuntimeVersions for executorch 1.5).
@@ -59,7 +67,7 @@ def expected_verdict(program: Path | bytes, runtime: str) -> dict:
     """{"verdict", "rule"} for the program's blob on reference runtime ``runtime``."""
     blob = blob_of(program) if isinstance(program, Path) else program
     newest_header, versions = RUNTIMES[runtime]
-    header_format = int.from_bytes(blob[6:8], "little") if len(blob) >= 8 and blob[:4] == b"ECVH" else None
+    header_format = claimed_header_format(blob)
     if header_format is not None and not 1 <= header_format <= newest_header:
         return {
             "verdict": INCOMPATIBLE,

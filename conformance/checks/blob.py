@@ -33,7 +33,10 @@ def header_present(ctx: Context) -> None:
 @check("BLOB-2", "C-BLOB-2", "the header's backend id and versions match the backend and the exporter")
 def header_identity(ctx: Context) -> None:
     executorch_version = ctx.executorch_version()
-    want_backend = version_triple(ctx.descriptor.version)
+    try:
+        want_backend = version_triple(ctx.descriptor.version)
+    except HeaderError as exc:
+        raise CheckFailed(f"the backend's version cannot be written in a blob header: {exc}") from None
     want_et = version_triple(executorch_version)
     for name, i, h in headers(ctx):
         where = f"blob {i} of sample {name!r}"

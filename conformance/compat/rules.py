@@ -31,7 +31,14 @@ import jsonschema
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from backend_kit.header import INCOMPATIBLE, Judgement, RuntimeVersions, judge, version_triple
+from backend_kit.header import (
+    INCOMPATIBLE,
+    Judgement,
+    RuntimeVersions,
+    claimed_header_format,
+    judge,
+    version_triple,
+)
 from conformance.compat.errors import CompatInputError
 from conformance.input_files import NotARegularFile, open_regular
 
@@ -255,19 +262,14 @@ def runtime_versions(rules: AcceptanceRules, rule: RuntimeRule, executorch: str)
 
 def judge_blob(blob: bytes, rules: AcceptanceRules, rule: RuntimeRule, executorch: str) -> Judgement:
     """The verdict runtime ``rule`` (built for ``executorch``) gives ``blob``, with its log line."""
-    import struct
-
     lo, hi = rule.header_formats
-    if len(blob) >= 8 and blob[:4] == b"ECVH":
-        header_format = struct.unpack_from("<H", blob, 6)[0]
-        if not lo <= header_format <= hi:
-            runtime = (
-                f"runtime {rule.version} for executorch {'.'.join(map(str, version_triple(executorch)))}"
-            )
-            message = (
-                f"{rules.backend_id}: incompatible blob: header format {header_format}, this runtime reads "
-                f"{lo}-{hi}; {runtime} reads formats {rule.formats()}; fix: re-export with "
-                f"{rules.distribution}=={rule.version}"
-            )
-            return Judgement(INCOMPATIBLE, message, None)
+    header_format = claimed_header_format(blob)
+    if header_format is not None and not lo <= header_format <= hi:
+        runtime = f"runtime {rule.version} for executorch {'.'.join(map(str, version_triple(executorch)))}"
+        message = (
+            f"{rules.backend_id}: incompatible blob: header format {header_format}, this runtime reads "
+            f"{lo}-{hi}; {runtime} reads formats {rule.formats()}; fix: re-export with "
+            f"{rules.distribution}=={rule.version}"
+        )
+        return Judgement(INCOMPATIBLE, message, None)
     return judge(blob, runtime_versions(rules, rule, executorch))

@@ -9,8 +9,6 @@ reference runtime) is proven to share, through the vectors in
 
 from __future__ import annotations
 
-import struct
-
 import backend_kit.header as _kit
 
 MAGIC = _kit.MAGIC
@@ -37,8 +35,5 @@ def read_header(blob: bytes | memoryview) -> ContractHeader:
 
 def with_blob_format(blob: bytes, major: int, minor: int) -> bytes:
     """``blob`` claiming blob format major.minor, with a valid checksum."""
-    header = read_header(blob)
-    raw = bytearray(blob)
-    struct.pack_into("<HH", raw, 8, major, minor)
-    struct.pack_into("<I", raw, CHECKSUM_AT, checksum(bytes(raw), header.header_length, header.payload_size))
-    return bytes(raw)
+    read_header(blob)
+    return _kit.rewrite(blob, {"blob_format": (major, minor)})

@@ -28,30 +28,21 @@ def rename_backend(pte: bytes, backend_id: str, new_id: str) -> bytes:
     return pte.replace(needle, len(new).to_bytes(4, "little") + new + b"\0")
 
 
-#: Offsets of the header fields the forgeries rewrite (docs/blob-header.md, header format 1).
-_HEADER_FORMAT_AT = 6
-_BLOB_FORMAT_AT = 8
-_BACKEND_VERSION_AT = 12
-
-
 def with_header_fields(
     blob: bytes,
     header_format: int | None = None,
     blob_format: tuple[int, int] | None = None,
     backend_version: tuple[int, int, int] | None = None,
 ) -> bytes:
-    """``blob`` with the given contract header fields rewritten and the checksum recomputed."""
-    import struct
+    """``blob`` (whose header must decode) with the given contract header fields rewritten and the
+    checksum recomputed."""
+    from backend_kit.header import rewrite
+    from conformance.inspection.blob_header import read_header
 
-    from conformance.inspection.blob_header import CHECKSUM_AT, checksum, read_header
-
-    header = read_header(blob)
-    raw = bytearray(blob)
-    if header_format is not None:
-        struct.pack_into("<H", raw, _HEADER_FORMAT_AT, header_format)
-    if blob_format is not None:
-        struct.pack_into("<HH", raw, _BLOB_FORMAT_AT, *blob_format)
-    if backend_version is not None:
-        struct.pack_into("<3H", raw, _BACKEND_VERSION_AT, *backend_version)
-    struct.pack_into("<I", raw, CHECKSUM_AT, checksum(bytes(raw), header.header_length, header.payload_size))
-    return bytes(raw)
+    read_header(blob)
+    fields: dict[str, int | tuple[int, ...] | None] = {
+        "header_format_version": header_format,
+        "blob_format": None if blob_format is None else tuple(blob_format),
+        "backend_version": None if backend_version is None else tuple(backend_version),
+    }
+    return rewrite(blob, {name: value for name, value in fields.items() if value is not None})

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__version__ = "0.1.1"
+__version__ = "0.1.2"
 
 _HERE = Path(__file__).resolve().parent
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import struct
 import zlib
+from collections.abc import Mapping
 
 MAGIC = b"ECVH"
 #: The newest header format, written by default and read with format 1.
@@ -46,8 +47,25 @@ MIN_JUDGEABLE = 8
 CHECKSUM_OFFSET = 32
 MAX_BACKEND_ID = 255
 
-FIXED = struct.Struct("<4sHH2H3H3HQIHH")
-assert FIXED.size == FIXED_LENGTH
+#: Each field of the fixed part, in byte order: name -> (offset, struct format of its value).
+FIELDS: dict[str, tuple[int, str]] = {}
+for _name, _format in (
+    ("magic", "4s"),
+    ("header_length", "H"),
+    ("header_format_version", "H"),
+    ("blob_format", "2H"),
+    ("backend_version", "3H"),
+    ("executorch_version", "3H"),
+    ("payload_size", "Q"),
+    ("checksum", "I"),
+    ("backend_id_offset", "H"),
+    ("backend_id_length", "H"),
+):
+    FIELDS[_name] = (sum(struct.calcsize("<" + f) for _, f in FIELDS.values()), _format)
+del _name, _format
+
+FIXED = struct.Struct("<" + "".join(f for _, f in FIELDS.values()))
+assert FIXED.size == FIXED_LENGTH and FIELDS["checksum"][0] == CHECKSUM_OFFSET
 
 #: Extension record header (format 2): u16 tag, u16 flags, u32 value length.
 EXTENSION = struct.Struct("<HHI")
@@ -100,9 +118,12 @@ class Header:
 
 
 def version_triple(text: str) -> tuple[int, int, int]:
-    """The (major, minor, patch) a header records for a release: "1.5.1+cpu" -> (1, 5, 1),
-    "0.2" -> (0, 2, 0), "1.0.0rc1" -> (1, 0, 0). Parsed as PEP 440 (``packaging``);
-    HeaderError for text that is not a version or a number that does not fit a u16."""
+    """The (major, minor, patch) a header records for a release, by the one rule every writer
+    and reader of headers uses: ``text`` parsed by ``packaging.version.Version`` (PEP 440), its
+    release numbers padded with zeros or cut to three; the epoch, pre-release, post, dev and
+    local parts are not recorded. "1.5.1+cpu" -> (1, 5, 1), "0.2" -> (0, 2, 0), "1.0.0rc1" and
+    "1.0.0-rc.1" -> (1, 0, 0). HeaderError (a ValueError) for text PEP 440 does not read (such
+    as the semver pre-release "1.0.0-alpha.beta") or a number that does not fit a u16."""
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -125,6 +146,45 @@ def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     import crc32c as _crc32c  # imported on first use: decoding format-1 headers does not need it
 
     return _crc32c.crc32c(data, value=crc)
+
+
+def claimed_header_format(blob: bytes | memoryview) -> int | None:
+    """The header format number ``blob`` claims, which a runtime reads before any other field:
+    None unless ``blob`` starts with MAGIC and holds the MIN_JUDGEABLE bytes that say it."""
+    if len(blob) < MIN_JUDGEABLE or bytes(blob[:4]) != MAGIC:
+        return None
+    return int(struct.unpack_from("<H", blob, FIELDS["header_format_version"][0])[0])
+
+
+def rewrite(
+    blob: bytes | memoryview,
+    fields: Mapping[str, int | tuple[int, ...] | bytes],
+    *,
+    fix_checksum: bool = True,
+) -> bytes:
+    """``blob`` with the fixed-header ``fields`` (names of FIELDS; a tuple for blob_format and the
+    versions) replaced in place, every other byte kept: a forgery, to test a runtime with. Unless
+    ``fix_checksum`` is false or ``checksum`` is one of the fields, the checksum is recomputed over
+    the header and payload the rewritten fields describe. HeaderError for a blob shorter than the
+    fixed part, an unknown field, or a value its field cannot hold."""
+    raw = bytearray(blob)
+    if len(raw) < FIXED_LENGTH:
+        raise HeaderError(f"{len(raw)} bytes hold no fixed header ({FIXED_LENGTH} bytes) to rewrite")
+    for name, value in fields.items():
+        if name not in FIELDS:
+            raise HeaderError(f"the header has no field {name!r} (it has {', '.join(FIELDS)})")
+        at, form = FIELDS[name]
+        try:
+            struct.pack_into("<" + form, raw, at, *(value if isinstance(value, tuple) else (value,)))
+        except struct.error as exc:
+            raise HeaderError(f"header field {name} cannot hold {value!r}: {exc}") from None
+    if fix_checksum and "checksum" not in fields:
+        (length,) = struct.unpack_from("<H", raw, FIELDS["header_length"][0])
+        (size,) = struct.unpack_from("<Q", raw, FIELDS["payload_size"][0])
+        struct.pack_into(
+            "<I", raw, CHECKSUM_OFFSET, checksum(bytes(raw[:length]), bytes(raw[length : length + size]))
+        )
+    return bytes(raw)
 
 
 def _header_format(header: bytes | memoryview) -> int:

@@ -64,6 +64,8 @@ sys.path.insert(0, str(HERE))
 
 from operator_mutations import mutate_operator  # noqa: E402
 
+from backend_kit.header import CHECKSUM_OFFSET, FIELDS, FIXED_LENGTH, checksum  # noqa: E402
+
 BACKEND_ID = b"ReferenceBackend"
 #: Interesting u32 values: boundaries, the 16384x16384 of issue 17, sign bits.
 INTERESTING = (
@@ -180,30 +182,18 @@ def _put(buf: bytearray, at: int, size: int, rng: random.Random) -> None:
 
 
 def _refresh(blob: bytearray) -> None:
-    from backend_kit.header import checksum
-
-    if len(blob) < 40:
+    if len(blob) < FIXED_LENGTH:
         return
-    length = struct.unpack_from("<H", blob, 4)[0]
-    if 40 <= length <= len(blob):
-        struct.pack_into("<I", blob, 32, checksum(bytes(blob[:length]), bytes(blob[length:])))
+    length = struct.unpack_from("<H", blob, FIELDS["header_length"][0])[0]
+    if FIXED_LENGTH <= length <= len(blob):
+        struct.pack_into("<I", blob, CHECKSUM_OFFSET, checksum(bytes(blob[:length]), bytes(blob[length:])))
 
 
-HEADER_FIELDS = (
-    (4, 2),
-    (6, 2),
-    (8, 2),
-    (10, 2),
-    (12, 2),
-    (14, 2),
-    (16, 2),
-    (18, 2),
-    (20, 2),
-    (22, 2),
-    (24, 8),
-    (32, 4),
-    (36, 2),
-    (38, 2),
+HEADER_FIELDS = tuple(
+    (at + k * struct.calcsize("<" + form[-1]), struct.calcsize("<" + form[-1]))
+    for name, (at, form) in FIELDS.items()
+    if name != "magic"
+    for k in range(int(form[:-1] or 1))
 )
 
 
@@ -231,14 +221,14 @@ def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
         pte[seed.blob_at : seed.blob_at + len(blob)] = blob
         return bytes(pte), f"operator: {what}"
     if kind == "header":
-        if h.backend_id_offset > 40 and rng.random() < 0.4:  # format 2: the extension records
-            at = 40 + rng.randrange((h.backend_id_offset - 40) // 2) * 2
+        if h.backend_id_offset > FIXED_LENGTH and rng.random() < 0.4:  # format 2: the extension records
+            at = FIXED_LENGTH + rng.randrange((h.backend_id_offset - FIXED_LENGTH) // 2) * 2
             size = 2 if rng.random() < 0.5 else min(4, h.backend_id_offset - at)
             size = 2 if size not in (2, 4) else size
         else:
             at, size = rng.choice(HEADER_FIELDS)
         _put(blob, at, size, rng)
-        stale = at == 32 or rng.random() < 0.125
+        stale = at == CHECKSUM_OFFSET or rng.random() < 0.125
         if not stale:
             _refresh(blob)
         what = f"header u{8 * size} at {at}{' (stale checksum)' if stale else ''}"

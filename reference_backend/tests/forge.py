@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 
-from backend_kit.header import checksum
+from backend_kit.header import rewrite
 from reference_backend.pte_blobs import delegate_blobs
 
 
@@ -19,21 +18,18 @@ def replace_blob(pte: bytes, edit: Callable[[bytearray], bytes | bytearray]) -> 
     return pte[:at] + new + pte[at + len(new) :]
 
 
-def set_u16(offset: int, value: int, fix_checksum: bool = True):
-    """An edit that writes a u16 header field and recomputes the checksum."""
+def set_fields(fix_checksum: bool = True, **fields: int | tuple[int, ...] | bytes):
+    """An edit that rewrites header fields (names of ``backend_kit.header.FIELDS``) and, unless
+    told not to, recomputes the checksum."""
 
     def edit(raw: bytearray) -> bytearray:
-        struct.pack_into("<H", raw, offset, value)
-        if fix_checksum:
-            refresh_checksum(raw)
+        raw[:] = rewrite(raw, fields, fix_checksum=fix_checksum)
         return raw
 
     return edit
 
 
 def refresh_checksum(raw: bytearray) -> bytearray:
-    length = struct.unpack_from("<H", raw, 4)[0]
-    payload_size = struct.unpack_from("<Q", raw, 24)[0]
-    crc = checksum(bytes(raw[:length]), bytes(raw[length : length + payload_size]))
-    struct.pack_into("<I", raw, 32, crc)
+    """``raw`` (changed in place) with the checksum its header and payload give."""
+    raw[:] = rewrite(raw, {})
     return raw

@@ -5,21 +5,20 @@ level) and a Python exception carrying the same facts."""
 from __future__ import annotations
 
 import re
-import struct
 
 import pytest
 from executorch.runtime import Runtime
 from exports import FORMAT_1_0
-from forge import refresh_checksum, replace_blob, set_u16
+from forge import refresh_checksum, replace_blob, set_fields
 
 import reference_backend
+from backend_kit.header import decode, rewrite
 from reference_backend import ProgramCompatibilityError, ReexportRecommendedWarning
 
 
 def truncate_payload(raw: bytearray) -> bytearray:
     """The header promises 16 more payload bytes than the blob holds."""
-    size = struct.unpack_from("<Q", raw, 24)[0]
-    struct.pack_into("<Q", raw, 24, size + 16)
+    raw[:] = rewrite(raw, {"payload_size": decode(raw).payload_size + 16}, fix_checksum=False)
     return raw
 
 
@@ -28,15 +27,10 @@ def flip_payload_byte(raw: bytearray) -> bytearray:
     return raw
 
 
-def wrong_magic(raw: bytearray) -> bytearray:
-    raw[0:4] = b"XNNP"
-    return raw
-
-
 CASES = {
     # name: (edit, error code, log fragments)
     "newer_blob_major": (
-        set_u16(8, 2),
+        set_fields(blob_format=(2, 4)),
         0x30,
         [
             "incompatible blob",
@@ -46,17 +40,25 @@ CASES = {
         ],
     ),
     "newer_blob_minor": (
-        set_u16(10, 7),
+        set_fields(blob_format=(1, 7)),
         0x30,
         ["incompatible blob", "format 1.7", "fix: re-export the model"],
     ),
     "older_blob_major": (
-        set_u16(8, 0),
+        set_fields(blob_format=(0, 4)),
         0x30,
         ["format 0.4", "fix: re-export with executorch-reference-backend>=0.4.0"],
     ),
-    "unknown_header_version": (set_u16(6, 9), 0x30, ["header format 9, this runtime reads 1-2"]),
-    "wrong_magic": (wrong_magic, 0x23, ["invalid blob", "wrong magic 'XNNP'"]),
+    "unknown_header_version": (
+        set_fields(header_format_version=9),
+        0x30,
+        ["header format 9, this runtime reads 1-2"],
+    ),
+    "wrong_magic": (
+        set_fields(fix_checksum=False, magic=b"XNNP"),
+        0x23,
+        ["invalid blob", "wrong magic 'XNNP'"],
+    ),
     "truncated": (lambda raw: refresh_checksum(truncate_payload(raw)), 0x23, ["invalid blob", "truncated"]),
     "bad_checksum": (flip_payload_byte, 0x23, ["invalid blob", "checksum mismatch"]),
 }

@@ -7,6 +7,7 @@ import torch
 from executorch.runtime import Runtime
 from models import cases
 
+from backend_kit.header import MAGIC
 from reference_backend.pte_blobs import delegate_blobs
 
 NAMES = list(cases())
@@ -29,7 +30,7 @@ def test_matches_eager(runtime, exported, name):
 def test_program_is_delegated_to_reference_backend(exported, name):
     blobs = delegate_blobs(exported(name))
     assert blobs and {b.backend_id for b in blobs} == {"ReferenceBackend"}
-    assert all(b.data.startswith(b"ECVH") for b in blobs)
+    assert all(b.data.startswith(MAGIC) for b in blobs)
 
 
 def test_partially_delegated_program_keeps_unsupported_ops_on_cpu(runtime, exported):

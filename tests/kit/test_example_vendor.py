@@ -20,6 +20,7 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
 import backend_kit
+from backend_kit.header import MAGIC
 
 VENDOR = Path(__file__).resolve().parent / "example_vendor"
 sys.path.insert(0, str(VENDOR))
@@ -89,7 +90,7 @@ def test_lowered_program_runs_like_eager(installed, tmp_path):
     ).to_executorch()
     pte = tmp_path / "neg.pte"
     pte.write_bytes(program.buffer)
-    assert b"ExampleNegBackend" in program.buffer and b"ECVH" in program.buffer
+    assert b"ExampleNegBackend" in program.buffer and MAGIC in program.buffer
 
     (out,) = Runtime.get().load_program(pte).load_method("forward").execute(list(example))
     torch.testing.assert_close(out, model(*example))

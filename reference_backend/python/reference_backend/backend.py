@@ -12,27 +12,15 @@ import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.version import __version__ as executorch_version
-from packaging.version import Version
 from torch.export import ExportedProgram
 
-from backend_kit.header import Header, crc32c, encode
+from backend_kit.header import Header, crc32c, encode, version_triple
 from reference_backend.compile_specs import MAX_MEMORY_KEY, CompileSpecError, parse_compile_specs
 from reference_backend.named_data import data_store_output
 from reference_backend.ops import op_name
 from reference_backend.passes import fold_quantized
 from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
-
-
-def version_triple(text: str) -> tuple[int, int, int]:
-    """(major, minor, patch) of a version such as "1.5.1+cpu" or "1.6.0.dev20261101".
-
-    Python distributions are versioned by PEP 440, not SemVer (a nightly
-    "1.6.0.dev…" is not valid SemVer), so ``packaging`` parses them.
-    """
-    release = Version(text).release + (0, 0)
-    return (release[0], release[1], release[2])
-
 
 #: Bytes each buffer is rounded up to in the memory bound (the runtime's arena rounds to 64).
 _BUFFER_ROUNDING = 64
