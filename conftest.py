@@ -1,5 +1,5 @@
-"""Marks the tests of the long tier (tests/long_tier.py) ``long``, so that ``scripts/test.sh --full`` (CI)
-leaves them out and ``--long`` runs them."""
+"""Marks the tests of the long tier ``long``: every test marked ``full`` that tests/long_tier.py does not
+keep for CI. ``scripts/test.sh --full`` (CI) leaves them out and ``--long`` runs them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+# Loaded by path: tests/ is not a package, and a top-level "tests" package of some installed wheel would
+# shadow an import by name.
 _spec = importlib.util.spec_from_file_location("long_tier", Path(__file__).parent / "tests" / "long_tier.py")
 assert _spec is not None and _spec.loader is not None
 long_tier = importlib.util.module_from_spec(_spec)
@@ -16,6 +18,5 @@ _spec.loader.exec_module(long_tier)
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        why = long_tier.reason(item.nodeid)
-        if why is not None:
-            item.add_marker(pytest.mark.long(reason=why))
+        if item.get_closest_marker("full") is not None and long_tier.kept(item.nodeid) is None:
+            item.add_marker(pytest.mark.long)

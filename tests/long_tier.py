@@ -1,159 +1,134 @@
-"""The long tier: tests that CI leaves out, each with its reason (CONTRIBUTING.md, "Tests come in three
-tiers"). A family of slow tests keeps one case, or a few, in the full tier, which CI runs; the rest of it
-is listed here and runs with ``bash scripts/test.sh --long``.
+"""Which tests marked ``full`` CI runs: the short form of each slow family (CONTRIBUTING.md, "Tests come in
+three tiers"). Every other ``full`` test is in the long tier, which ``bash scripts/test.sh --long`` runs.
 
-Keys are pytest node ids, or a node id's prefix ending in ``[`` for every case of a parametrized test
-(``test_x[`` = all of ``test_x[...]``). The root ``conftest.py`` marks each matching test ``long``;
-tests/ci/test_long_tier.py holds every key to a test that exists and to a family whose one case stays.
+``CI_KEEPS`` maps a pytest node id, or a node id's prefix ending in ``[`` for every case of a parametrized
+test, to why CI runs it. The root ``conftest.py`` marks each ``full`` test that no key matches ``long``;
+tests/ci/test_long_tier.py holds every key to a collected ``full`` test. Figures in the comments are
+seconds measured at load 3 (junit times of a fresh clone, 2026-12-03).
 """
 
 from __future__ import annotations
 
-GOLDEN = "tests/api/test_golden_descriptors.py::test_golden_descriptor_is_judged_as_its_release_judged_it"
-MISBEHAVING = "tests/conformance/test_misbehaving_runtimes.py"
-QEMU = "tests/conformance/test_target_qemu.py"
-PORTABILITY = "tests/conformance/test_target_qemu_portability.py"
-INTERRUPT = "tests/conformance/test_interrupt_points.py"
-JUDGE = "tests/conformance/test_judge_environment.py"
-TRUST = "tests/conformance/test_trustworthy_verdicts.py"
-BROKEN = "tests/conformance/test_broken_backends.py::test_defect_is_caught_by_the_right_check"
-CRASHES = "tests/conformance/test_operator_crashes.py"
-CPP = "tests/cpp/test_cpp_integration.py"
+T = "tests/conformance/"
 
-#: node id (or prefix ending in "[") -> why it is in the long tier, and which case of its family CI keeps
-LONG: dict[str, str] = {
-    # a certify run of today's suite per golden descriptor of 0.2-0.4 (2-4 min each)
-    f"{GOLDEN}[suite_0_2_0.narrowed:DESCRIPTOR-AOT]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_2_0.narrowed:NARROWED-AOT]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_2_0.reference:DESCRIPTOR-certify]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_3_0.reference:DESCRIPTOR-certify]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_4_0.mixed:GOOD-AOT]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_4_0.narrowed:NARROWED-AOT]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    f"{GOLDEN}[suite_0_4_0.reference:DESCRIPTOR-certify]": "golden runs: CI keeps 0.4.0 every_field and 0.2.0 getitem",
-    # runtime faults, a whole run each: CI keeps execute:segv (default tier), destroy:hang (a real hang)
-    # and init:memory-bomb
-    f"{MISBEHAVING}::test_fault_fails_the_checks_that_met_it[": "fault matrix: the default tier keeps execute:segv",
-    f"{MISBEHAVING}::test_more_faults_fail_rt3_with_the_right_reason[execute:exit0]": "fault matrix",
-    f"{MISBEHAVING}::test_more_faults_fail_rt3_with_the_right_reason[execute:_exit0 (xdist)]": "fault matrix",
-    f"{MISBEHAVING}::test_more_faults_fail_rt3_with_the_right_reason[init:quick_exit]": "fault matrix",
-    f"{MISBEHAVING}::test_more_faults_fail_rt3_with_the_right_reason[execute:imitate-then-segv]": "fault matrix",
-    f"{MISBEHAVING}::test_more_faults_fail_rt3_with_the_right_reason[execute:spew]": "300 MB of log lines",
-    f"{MISBEHAVING}::test_a_runtime_that_writes_into_the_suites_pipes_costs_only_its_own_check": "fault matrix",
-    f"{MISBEHAVING}::test_a_runtime_thread_that_aborts_between_tasks_fails_the_check_that_meets_it": "fault matrix",
-    # the aarch64 runner under QEMU: CI keeps the RT checks there, the input errors and one fault
-    f"{QEMU}::test_certify_on_aarch64_under_qemu_matches_in_process": "a whole certify run under QEMU",
-    f"{QEMU}::test_after_a_switch_of_target_the_operator_cases_run_again_there": "operator cases under QEMU",
-    f"{QEMU}::test_a_fault_of_the_emulated_runtime_is_the_checks_outcome[None-passed-]": "QEMU faults: CI keeps segv",
-    f"{QEMU}::test_a_fault_of_the_emulated_runtime_is_the_checks_outcome[execute:hang-timed_out-reason2]": (
-        "QEMU faults: CI keeps segv; the hang path is proven in process (destroy:hang)"
+CI_KEEPS: dict[str, str] = {
+    # a runtime that really hangs (destroy, under xdist), one that asks for too much memory, one that dies
+    # after the last task: the timeout, memory and liveness paths (the default tier keeps execute:segv)
+    f"{T}test_misbehaving_runtimes.py::test_more_faults_fail_rt3_with_the_right_reason[destroy:hang (xdist)]": "hang",
+    f"{T}test_misbehaving_runtimes.py::test_more_faults_fail_rt3_with_the_right_reason[init:memory-bomb]": "memory",
+    f"{T}test_misbehaving_runtimes.py::test_a_runtime_thread_that_kills_the_process_after_the_last_task_is_a_crash": (
+        "liveness after the last task"
     ),
-    # every released blob at every alignment on aarch64: CI keeps the newest format
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.1.0 golden (format 1.1, header 1)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.2.0 default (format 1.2, header 2)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.2.0 header-format-1 (format 1.2, header 1)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.2.0 format-1.1-header-1 (format 1.1, header 1)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.3.0 default (format 1.3, header 2)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.3.0 header-format-1 (format 1.3, header 1)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.3.0 format-1.1-header-1 (format 1.1, header 1)]": "older blob",
-    f"{PORTABILITY}::test_a_blob_runs_alike_at_every_alignment_on_aarch64[0.4.0 format-1.1-header-1 (format 1.1, header 1)]": "older format",
-    # Ctrl-C at each point of a run: CI keeps in-process (default tier), xdist and lowering
-    f"{INTERRUPT}::test_ctrl_c_at_any_point_ends_the_run_cleanly[starting]": "interrupt points: CI keeps lowering",
-    f"{INTERRUPT}::test_ctrl_c_at_any_point_ends_the_run_cleanly[starting-xdist]": "interrupt points",
-    f"{INTERRUPT}::test_ctrl_c_at_any_point_ends_the_run_cleanly[describing]": "interrupt points",
-    f"{INTERRUPT}::test_ctrl_c_at_any_point_ends_the_run_cleanly[collecting-xdist]": "interrupt points",
-    f"{INTERRUPT}::test_an_interrupted_run_is_never_conformant_and_writes_no_badge[in-process-sigterm]": "SIGTERM",
-    # a probed run per code-loading variable: CI keeps PYTHONPATH and LD_PRELOAD
-    **{
-        f"{JUDGE}::test_a_code_loading_variable_is_named_and_its_code_never_reaches_the_judge[{v}]": (
-            "code-loading variables: CI keeps PYTHONPATH and LD_PRELOAD"
-        )
-        for v in (
-            "PYTEST_PLUGINS",
-            "PYTEST_ADDOPTS",
-            "PYTHONWARNINGS",
-            "PYTHONSTARTUP",
-            "PYTHONINSPECT",
-            "PYTHONUSERBASE",
-            "PYTHONPYCACHEPREFIX",
-            "PYTHONBREAKPOINT",
-            "LD_AUDIT",
-            "LD_LIBRARY_PATH",
-        )
-    },
-    # broken vendors, a run each: CI keeps the partitioner that raises, the library that did not register
-    # and the one that steals exp from XNNPACK
-    **{
-        f"{TRUST}::test_broken_backend_fails_the_right_check[{case}]": "broken vendors: CI keeps three"
-        for case in (
-            "process-dependent blob",
-            "sample whose make() raises",
-            "runtime_libraries() raises",
-            "runtime library that does not exist",
-            "runtime that runs a newer minor",
-            "runtime that crashes above a dynamic bound",
-        )
-    },
-    f"{TRUST}::test_a_descriptor_module_that_crashes_exits_or_hangs_on_import_is_a_descriptor_error[exit0]": (
-        "CI keeps segv (default tier) and hang"
+    # the state clause's defect that only STATE-1 sees (90 s)
+    f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[SCRATCHES_STATE]": "state across calls",
+    # the scoreboard's short form (XNNPACK, a few operators: 108 s) and the vendor path of the template (112 s)
+    "tests/scoreboard/test_scoreboard.py::test_the_short_form_runs_one_backend_and_renders_it_as_a_row": "scoreboard",
+    "tests/kit/test_new_backend.py::test_the_generated_package_passes_its_tests_and_is_certified": "new-backend",
+    # targets: the RT checks on aarch64 under QEMU, the blob format on aarch64 and s390x, a real ssh server,
+    # faults behind the runner, and every one-line refusal of bad target input (cheap)
+    f"{T}test_target_qemu.py::test_the_rt_checks_pass_on_aarch64_under_qemu": "QEMU",
+    f"{T}test_target_qemu.py::test_the_cross_build_refuses_bad_input_in_one_line[": "bad input",
+    f"{T}test_target_qemu.py::test_the_cross_build_records_what_the_target_needs": "cross build",
+    f"{T}test_target_qemu.py::test_a_runner_built_for_this_host_is_refused_before_the_run": "bad input",
+    f"{T}test_target_qemu.py::test_a_bad_qemu_target_is_one_line[": "bad input",
+    f"{T}test_target_qemu.py::test_no_emulator_on_this_host_is_one_line": "bad input",
+    f"{T}test_target_qemu.py::test_a_sysroot_for_a_machine_debian_names_no_triple_for_must_be_given": "bad input",
+    f"{T}test_target_qemu.py::test_a_fault_of_the_emulated_runtime_is_the_checks_outcome[execute:segv-crashed-reason1]": (
+        "a fault under QEMU"
     ),
-    # broken backends: CI keeps the state defects and NONDETERMINISTIC
-    **{
-        f"{BROKEN}[{name}]": "broken backends: the default tier keeps five, CI four more"
-        for name in (
-            "PRIVATE_IMPORT",
-            "CLAIMS_TOO_MUCH",
-            "CLAIMS_NEWER_MINOR",
-            "UNDERSTATES_OLD_FORMATS",
-            "REQUANT_OFF_BY_ONE",
-        )
-    },
-    # operator crashes: CI keeps the cases named one by one and the hang in execute
-    f"{CRASHES}::test_a_runtime_that_crashes_on_every_execute_stops_after_a_few_crashes": "operator crashes",
-    f"{CRASHES}::test_a_crash_in_load_or_destroy_stops_the_operator_after_its_first_case[": "operator crashes",
-    f"{CRASHES}::test_a_partitioner_that_crashes_on_some_cases_fails_ops1_naming_each": "operator crashes",
-    f"{CRASHES}::test_a_crash_in_execute_is_in_the_report_the_junit_file_and_verifies": "operator crashes",
-    # faults behind the runner: CI keeps execute:segv and execute:hang
-    "tests/conformance/test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it[None]": (
-        "runner faults: CI keeps segv and hang"
+    f"{T}test_target_qemu_portability.py::test_the_header_codec_judges_every_vector_alike_on_another_machine[": "codec",
+    f"{T}test_target_qemu_portability.py::test_the_reference_runtime_refuses_to_build_for_a_big_endian_machine": "BE",
+    f"{T}test_target_qemu_portability.py::test_a_blob_runs_alike_at_every_alignment_on_aarch64"
+    "[0.4.0 default (format 1.4, header 2)]": "the newest blob format at every alignment",
+    f"{T}test_target_local.py::test_bad_target_input_is_one_line[": "bad input",
+    f"{T}test_target_local.py::test_an_unreachable_host_is_one_line_and_quick": "bad input",
+    f"{T}test_target_adb.py::": "adb: cheap, no device needed",
+    f"{T}test_target_ssh.py::test_runtime_checks_pass_on_an_ssh_target": "a real ssh server (56 s)",
+    f"{T}test_target_ssh.py::test_a_lost_connection_fails_the_check_with_the_target_named": "ssh fault",
+    f"{T}test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it[execute:segv]": "runner",
+    f"{T}test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it[execute:hang]": "runner",
+    # golden descriptors load as their releases read them (one), Ctrl-C under xdist and while lowering
+    "tests/api/test_golden_descriptors.py::test_golden_descriptor_loads_as_its_release_read_it"
+    "[suite_0_4_0.every_field:DESCRIPTOR]": "every field of 0.4.0",
+    "tests/api/test_golden_descriptors.py::test_every_recorded_run_names_its_command_and_release": "data",
+    "tests/api/test_golden_descriptors.py::test_the_measured_breaks_are_in_the_recorded_data": "data",
+    f"{T}test_interrupt_points.py::test_an_interrupted_run_is_never_conformant_and_writes_no_badge[xdist]": "Ctrl-C",
+    f"{T}test_interrupt_points.py::test_ctrl_c_at_any_point_ends_the_run_cleanly[lowering]": "Ctrl-C",
+    # vendor code that breaks a run, and one that hangs on import
+    f"{T}test_trustworthy_verdicts.py::test_broken_backend_fails_the_right_check[partitioner that raises]": "vendor",
+    f"{T}test_trustworthy_verdicts.py::test_broken_backend_fails_the_right_check"
+    "[runtime library that did not register]": "vendor",
+    f"{T}test_trustworthy_verdicts.py::test_a_descriptor_module_that_crashes_exits_or_hangs_on_import_is_a_descriptor_error"
+    "[hang]": "a descriptor import that hangs",
+    f"{T}test_judge_startup_code.py::test_a_wheel_s_pth_runs_in_the_vendor_process_but_not_in_the_judge": "trust",
+    f"{T}test_lowering_cache.py::test_no_cache_and_a_certify_run_never_read_the_cache": "certify never reads",
+    f"{T}test_cli.py::test_expectations_mark_checks_and_certify_forbids_expected_failures": "expectations",
+    # C++ applications, named data through the runner, ABI and packaging (cheap once built)
+    "tests/cpp/test_cpp_integration.py::test_application_registers_the_backend_and_matches_eager[shared]": "C++",
+    "tests/cpp/test_cpp_integration.py::test_plain_static_link_drops_the_registration": "C++",
+    "tests/cpp/test_cpp_integration.py::test_runtime_of_another_minor_release_is_refused_at_registration": "C++",
+    "tests/cpp/test_cpp_integration.py::test_cmake_package_refuses_another_executorch_minor": "C++",
+    "tests/cpp/test_cpp_integration.py::test_runner_rejects_wrong_number_of_values": "C++",
+    "tests/named_data/test_named_data_cpp.py::": "named data through the runner",
+    "tests/named_data/test_named_data_suite.py::test_checks_are_registered_as_must_with_their_clauses": "NDATA",
+    "tests/named_data/test_named_data_suite.py::test_reference_backend_passes[": "NDATA",
+    "tests/named_data/test_named_data_suite.py::test_not_applicable_without_named_data[": "NDATA",
+    "tests/named_data/test_named_data_suite.py::test_lowering_writes_a_small_pte_and_one_ptd": "NDATA",
+    "tests/named_data/test_named_data_suite.py::test_descriptor_validation": "NDATA",
+    "tests/named_data/test_named_data_suite.py::test_a_key_missing_from_the_ptd_is_named": "NDATA",
+    "tests/api/test_api_snapshot.py::": "the vendor API's promises (cheap)",
+    "tests/api/test_report_deprecations.py::": "deprecations",
+    "tests/api/test_check_backend.py::test_a_malformed_descriptor_is_a_descriptor_error_naming_it": "check_backend",
+    "tests/api/test_check_backend.py::test_check_backend_from_the_vendors_tests": "check_backend",
+    "tests/abi/test_abi_variants.py::test_a_backend_with_its_own_registry_gets_that_verdict[": "ABI",
+    "tests/abi/test_abi_variants.py::test_the_text_report_says_what_it_means_and_what_to_do": "ABI",
+    "tests/abi/test_abi_variants.py::test_symbols_from_a_sibling_library_bind_there": "ABI",
+    "tests/abi/test_abi_variants.py::test_a_sibling_that_is_not_shipped_names_what_is_missing": "ABI",
+    "tests/abi/test_abi_variants.py::test_check_wheel_passes_the_split_wheel": "ABI",
+    "tests/abi/test_abi_variants.py::test_a_requirement_that_admits_a_rebuild_release_is_an_error": "ABI",
+    "tests/abi/test_abi_variants.py::test_a_wheel_with_a_private_registry_library_is_an_error": "ABI",
+    "tests/abi/test_abi_variants.py::test_a_runpath_into_the_build_machine_is_an_error": "ABI",
+    "tests/abi/test_abi_variants.py::test_check_wheel_refuses_what_is_not_a_wheel": "ABI",
+    "tests/abi/test_abi_variants.py::test_check_wheel_unknown_release_and_unknown_build": "ABI",
+    "tests/abi/test_real_vendor_wheel.py::": "ABI of a real vendor wheel",
+    "tests/packaging/test_wheel.py::": "the wheels",
+    "tests/kit/test_kit_packaging.py::": "the kit's wheel",
+    "tests/kit/test_example_vendor.py::": "the kit's example vendor",
+    "tests/kit/test_xnnpack_adapter.py::test_the_blob_is_xnnpack_s_behind_the_contract_header": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_xnnpack_s_named_data_passes_through_unchanged": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_execute_is_bit_identical_to_plain_xnnpack": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_a_forged_header_is_refused_with_the_reason": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_a_corrupted_payload_is_refused_before_xnnpack_reads_it": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_a_blob_without_the_header_is_refused": "adapter",
+    "tests/kit/test_xnnpack_adapter.py::test_a_header_naming_another_backend_is_refused": "adapter",
+    # one operator defect, the model tier's defect and its option, one crash of an operator
+    "tests/operators/test_operator_defects.py::test_operator_defect_is_caught[NEVER_CLAIMS_DECLARED]": "OPS",
+    "tests/operators/test_models.py::test_a_defect_only_a_model_exposes_is_reported": "models",
+    "tests/operators/test_models.py::test_models_selection_is_validated": "models",
+    "tests/operators/test_models.py::test_corpus_has_no_convolution_wider_than_16_channels": "models",
+    f"{T}test_operator_crashes.py::test_a_crash_in_load_or_destroy_stops_the_operator_after_its_first_case"
+    "[destroy:segv-destroy]": "an operator's crash",
+    "tests/compat/test_acceptance_check.py::test_compat_reads_the_rules_the_installed_descriptor_declares": "compat",
+    "tests/scoreboard/test_registration.py::test_xnnpack_registered_at_import_passes_rt1_and_rt2": "registration",
+    "tests/scoreboard/test_library_environments.py::test_the_base_environment_of_a_layered_venv_is_inside": "PKG-6",
+    "tests/certification/test_real_report.py::test_rerun_refuses_a_report_of_another_backend_than_its_options_name"
+    "[made-up-backend]": "rerun",
+    # the reference runtime's hardening against forged limits and damaged data (the rest: --long, and
+    # the fuzzers)
+    "reference_backend/tests/test_hostile_blobs.py::test_a_forged_limit_is_still_bounded_by_the_applications_maximum": (
+        "hardening"
     ),
-    "tests/conformance/test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it[init:abort]": (
-        "runner faults: CI keeps segv and hang"
+    "reference_backend/tests/test_hostile_blobs.py::test_a_damaged_ptd_fails_its_checksum_with_the_key_and_the_file": (
+        "hardening"
     ),
-    "tests/conformance/test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it"
-    "[execute:imitate-then-segv]": "runner faults: CI keeps segv and hang",
-    # real backends' whole runs: CI keeps the scoreboard's short form and XNNPACK's registration
-    "tests/scoreboard/test_scoreboard.py::test_a_full_row_run_again_gives_the_committed_outcomes": (
-        "a scoreboard row with every check and the model tier (OpenVINO: about 15 minutes)"
-    ),
-    "tests/kit/test_xnnpack_adapter.py::test_the_adapter_is_certified": "a certify run of XNNPACK behind the kit",
-    "tests/scoreboard/test_registration.py::test_an_undeclared_import_registration_fails_rt1_only": "registration",
-    "tests/scoreboard/test_registration.py::test_a_backend_that_load_runtime_registers_cannot_claim_import": "registration",
-    "tests/scoreboard/test_registration.py::test_registration_by_the_descriptor_module_is_not_registration_at_import": (
-        "registration"
-    ),
-    # operator defects and the model tier: CI keeps one defect, the declared operators and a model defect
-    **{
-        f"tests/operators/test_operator_defects.py::test_operator_defect_is_caught[{name}]": "operator defects"
-        for name in ("INT32_NOT_CLAIMED", "RUNTIME_LACKS_DECLARED", "CHANNELS_LAST_CLAIMED")
-    },
-    "tests/operators/test_models.py::test_measure_and_table": "the model tier (ResNet, MobileNetV2, ViT, M5)",
-    "tests/operators/test_models.py::test_a_model_left_on_cpu_is_reported": "a model tier run",
-    # C++ applications linked three ways: CI keeps the shared library and the plain static link
-    f"{CPP}::test_application_registers_the_backend_and_matches_eager[static-explicit]": "a static link build",
-    f"{CPP}::test_application_registers_the_backend_and_matches_eager[static-whole-archive]": "a static link build",
-    "tests/conformance/test_target_ssh.py::test_a_full_disk_on_the_target_fails_the_check_with_the_reason": (
-        "ssh faults: CI keeps the lost connection"
-    ),
-    "tests/conformance/test_lowering_cache.py::test_a_fault_chosen_by_the_environment_is_not_masked": (
-        "lowering cache: CI keeps the certify and second-run rules"
-    ),
+    "tests/ci/test_long_tier.py::test_ci_runs_the_kept_full_tests_and_no_other": "this list's own check",
 }
 
 
-def reason(nodeid: str) -> str | None:
-    """Why the test ``nodeid`` is in the long tier, or None if it is not."""
-    if nodeid in LONG:
-        return LONG[nodeid]
-    if "[" in nodeid:
-        return LONG.get(nodeid[: nodeid.index("[") + 1])
-    return None
+def _matches(key: str, nodeid: str) -> bool:
+    return nodeid == key or (key.endswith(("[", "::")) and nodeid.startswith(key))
+
+
+def kept(nodeid: str) -> str | None:
+    """Why CI runs the ``full`` test ``nodeid``, or None if it is in the long tier."""
+    return next((why for key, why in CI_KEEPS.items() if _matches(key, nodeid)), None)

@@ -1,5 +1,5 @@
-"""The long tier's list (tests/long_tier.py) names tests that exist, and every module it takes tests from
-keeps at least one in the tiers CI runs: CI runs a short form of each slow family, never none of it."""
+"""tests/long_tier.py keeps for CI only tests that exist and are marked ``full``, and the root conftest
+turns every other ``full`` test into a ``long`` one: CI (``-m "not long"``) runs the listed short form."""
 
 from __future__ import annotations
 
@@ -12,20 +12,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def collected() -> list[str]:
+def _collect(*marker: str) -> list[str]:
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-        ],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *marker],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -45,32 +34,23 @@ def _long_tier():
     return long_tier
 
 
-def test_every_entry_names_a_collected_test(collected):
-    tier = _long_tier()
-    for key in tier.LONG:
-        matches = [n for n in collected if n == key or (key.endswith("[") and n.startswith(key))]
-        assert matches, f"tests/long_tier.py lists {key!r}, which matches no collected test"
+@pytest.fixture(scope="module")
+def full() -> list[str]:
+    return _collect("-m", "full")
 
 
-def test_every_module_keeps_a_test_in_the_tiers_ci_runs(collected):
+def test_every_key_names_a_full_test(full):
     tier = _long_tier()
-    long_modules = {n.split("::")[0] for n in collected if tier.reason(n)}
-    assert long_modules
-    for module in long_modules:
-        kept = [n for n in collected if n.startswith(module + "::") and not tier.reason(n)]
-        assert kept, f"every test of {module} is in the long tier: CI would run none of its family"
+    for key in tier.CI_KEEPS:
+        assert any(tier._matches(key, n) for n in full), (
+            f"tests/long_tier.py keeps {key!r} for CI, which matches no test marked full"
+        )
 
 
 @pytest.mark.full  # a second collection of every test
-def test_the_long_marker_reaches_pytest(collected):
-    """`-m "not long"` (scripts/test.sh --full) leaves out exactly the listed tests."""
+def test_ci_runs_the_kept_full_tests_and_no_other(full):
+    """`-m long` is every full test that is not kept: what `scripts/test.sh --full` leaves out."""
     tier = _long_tier()
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "long", "-p", "no:cacheprovider"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    marked = {line for line in proc.stdout.splitlines() if "::" in line}
-    assert marked == {n for n in collected if tier.reason(n)}
+    long = set(_collect("-m", "long"))
+    assert long == {n for n in full if tier.kept(n) is None}
+    assert long and len(long) < len(full)
