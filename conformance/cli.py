@@ -97,6 +97,9 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
         str(report_dir / "junit.xml"),
         "-p",
         "no:cacheprovider",
+        # No conftest.py of the directory the command runs in (a vendor's tests/conftest.py, which pytest
+        # loads from a test* directory of the working directory): its code would run in the judge.
+        "--noconftest",
         "-o",
         "addopts=",
         "-o",

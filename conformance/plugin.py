@@ -195,7 +195,7 @@ class ConformanceRun:
                 "--et-certify: pytest loaded plugins that are not the suite's own, and their code runs in the "
                 f"process that judges: {', '.join(foreign)}. Certify with 'executorch-conformance run --certify' "
                 "(it loads only the suite's plugins), or set PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 and pass "
-                "-p conformance.plugin"
+                "-p conformance.plugin --noconftest"
             )
         self._vendor: VendorProcess | None = None
         self._context: Context | None = None

@@ -2,7 +2,7 @@
 three tiers"). Every other ``full`` test is in the long tier, which ``bash scripts/test.sh --long`` runs.
 
 ``CI_KEEPS`` maps a pytest node id, or a node id's prefix ending in ``[`` for every case of a parametrized
-test, to why CI runs it. The root ``conftest.py`` marks each ``full`` test that no key matches ``long``;
+test, to why CI runs it. ``tests/conftest.py`` marks each ``full`` test that no key matches ``long``;
 tests/ci/test_long_tier.py holds every key to a collected ``full`` test. Figures in the comments are
 seconds measured at load 3 (junit times of a fresh clone, 2026-12-03).
 """

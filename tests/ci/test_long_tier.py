@@ -1,4 +1,4 @@
-"""tests/long_tier.py keeps for CI only tests that exist and are marked ``full``, and the root conftest
+"""tests/long_tier.py keeps for CI only tests that exist and are marked ``full``, and tests/conftest.py
 turns every other ``full`` test into a ``long`` one: CI (``-m "not long"``) runs the listed short form."""
 
 from __future__ import annotations

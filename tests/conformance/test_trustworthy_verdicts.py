@@ -312,7 +312,8 @@ def test_plain_pytest_certifies_only_with_the_suites_own_plugins(tmp_path):
     env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     base = [*PLAIN_PYTEST, "--et-backend", "ReferenceBackend"]
     base += ["--et-certify", "--et-report", str(tmp_path / "r.json"), "-p", "no:cacheprovider", "--co", "-q"]
-    refused = subprocess.run(base, capture_output=True, text=True, env=env, timeout=600)
+    # from a directory of its own: pytest would load a tests/conftest.py of the working directory too
+    refused = subprocess.run(base, capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert refused.returncode == pytest.ExitCode.USAGE_ERROR, refused.stdout + refused.stderr
     assert re.search(
         r"--et-certify: pytest loaded plugins that are not the suite's own.*tampering_plugin \(tampering-vendor 1\.0\)",
@@ -320,7 +321,12 @@ def test_plain_pytest_certifies_only_with_the_suites_own_plugins(tmp_path):
     ), refused.stderr
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     accepted = subprocess.run(
-        [*base, "-p", "conformance.plugin"], capture_output=True, text=True, env=env, timeout=600
+        [*base, "-p", "conformance.plugin"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
     )
     # accepted: collected, and (with --co) nothing ran, so not conformant
     assert accepted.returncode == pytest.ExitCode.TESTS_FAILED, accepted.stdout + accepted.stderr
