@@ -10,15 +10,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from typing import Any
 
 from packaging.version import Version
 
 from conformance.context import Context, RuntimeLoad
 from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.inspection.forge import rename_backend, replace_delegate_data, with_header_fields
-from conformance.outcomes import CheckFailed, ensure
+from conformance.outcomes import CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.task_registry import INPUTS_FLOW
+from conformance.vendor.vendor_records import unpack
 from conformance.versions import names, names_in_range, names_release
 
 #: Rounds of RT-4, each executing every method once.
@@ -248,10 +251,29 @@ def refuses_incompatible_blob(ctx: Context) -> None:
         )
 
 
+def foreign_ids(backend_id: str, load: RuntimeLoad) -> tuple[list[str], str]:
+    """The ids other than ``backend_id`` that the vendor's code registered, and since when they are counted:
+    those registered after ``executorch.runtime`` was imported (by the descriptor's module or by
+    load_runtime()), or after the descriptor's module was imported where the import was not observed (a
+    target's runner). What ExecuTorch's own import registers is ExecuTorch's, not the vendor's."""
+    if load.registered_at_import is not None:
+        since, start = "once executorch.runtime was imported", load.registered_at_import
+    else:
+        since, start = "by load_runtime()", load.registered_before
+    return [i for i in load.registered_after if i not in start and i != backend_id], since
+
+
 @check("RT-6", "C-RT-6", "a program whose backend is not registered fails with NotFound naming the backend")
 def unregistered_backend(ctx: Context) -> None:
     ctx.require_runtime()
     backend_id = ctx.descriptor.backend_id
+    extra, since = foreign_ids(backend_id, ctx.runtime_load())
+    ensure(
+        not extra,
+        f"the backend's code registered {', '.join(repr(i) for i in extra)} besides {backend_id!r} ({since}): a "
+        "program naming such an id, exported for another library, would reach this one instead of failing "
+        "with NotFound; a library registers no id but its own",
+    )
     missing = backend_id[:-1] + ("~" if backend_id[-1] != "~" else "!")
     try:
         renamed = rename_backend(ctx.pte(ctx.primary), backend_id, missing)
@@ -264,6 +286,69 @@ def unregistered_backend(ctx: Context) -> None:
     ensure(
         missing in log_text,
         f"the log does not name the missing backend {missing!r}: {log_text.strip()[-300:]!r}",
+    )
+
+
+@check("RT-8", "C-RT-10", "execute() leaves the input tensors it is handed as they were")
+def inputs_untouched(ctx: Context) -> str:
+    ctx.require_runtime()
+    names = [m.name for m in ctx.descriptor.sample_models if m.delegated]
+    if not names:
+        raise NotApplicable("no sample model is declared delegated, so no delegate is handed a program input")
+    flow = ctx.shared(
+        "inputs_flow",
+        lambda: ctx.call(INPUTS_FLOW, names, what="lowering the sample models returning their inputs"),
+    )
+    if flow["sample"] is None:
+        raise NotApplicable(
+            "in no delegated sample does a delegate read a program input, and the tensors a delegate is handed "
+            f"in between are not observable: {'; '.join(flow['tried'])}"
+        )
+    name = flow["sample"]
+    inputs = unpack(flow["inputs"])
+    outputs = ctx.execute(flow["pte"], inputs, f"sample {name!r} returning its inputs")
+    expected = unpack(flow["expected"])
+    n = flow["sample_outputs"]
+    ensure(
+        len(outputs) == len(expected),
+        f"sample {name!r} returning its inputs gave {len(outputs)} outputs, expected {len(expected)}",
+    )
+    for i in flow["read"]:
+        written = _written(inputs[i], outputs[n + i])
+        ensure(
+            written is None,
+            f"execute() wrote into input {i} of sample {name!r}, which a {ctx.descriptor.backend_id} delegate "
+            f"reads: {written}; a CPU operator reading that input after the delegate computes with what the "
+            "backend left there",
+        )
+    model = ctx.descriptor.sample(name)
+    assert_outputs_close(
+        f"sample {name!r} returning its inputs", outputs[:n], expected[:n], model.rtol, model.atol
+    )
+    read = ", ".join(str(i) for i in flow["read"])
+    return (
+        f"input(s) {read} of sample {name!r}, read by a delegate, were bit for bit the same after execute()"
+    )
+
+
+def _written(given: Any, after: Any) -> str | None:
+    """What changed between an input as given and as the program returned it, or None if nothing did."""
+    import torch
+
+    if tuple(after.shape) != tuple(given.shape) or after.dtype != given.dtype:
+        return (
+            f"it came back as {after.dtype} {tuple(after.shape)}, given as {given.dtype} {tuple(given.shape)}"
+        )
+    same = given == after
+    if given.is_floating_point():
+        same |= torch.isnan(given) & torch.isnan(after)
+    changed = (~same).flatten().nonzero().flatten()
+    if changed.numel() == 0:
+        return None
+    first = int(changed[0])
+    return (
+        f"{changed.numel()} of {given.numel()} elements changed, the first at flat index {first} "
+        f"({given.flatten()[first].item()!r} became {after.flatten()[first].item()!r})"
     )
 
 

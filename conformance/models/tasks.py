@@ -11,27 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.fx_names import operator_name, operator_nodes
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
 from conformance.vendor.vendor_tasks import partitioners
-
-
-def _schema(target: Any) -> str:
-    name = getattr(target, "name", None)
-    if callable(name):
-        try:
-            return str(name())
-        except TypeError:
-            pass
-    return getattr(target, "__name__", str(target))
-
-
-def _operator_nodes(graph: Any) -> list[Any]:
-    """The operator nodes of a graph: call_function nodes other than tuple indexing."""
-    import operator
-
-    return [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
 
 
 def placement(edge_program: Any, backend_id: str) -> dict[str, Any]:
@@ -40,17 +24,17 @@ def placement(edge_program: Any, backend_id: str) -> dict[str, Any]:
     own = delegates = 0
     others: dict[str, int] = {}
     cpu: dict[str, int] = {}
-    for node in _operator_nodes(graph_module.graph):
+    for node in operator_nodes(graph_module.graph):
         if "executorch_call_delegate" in str(node.target):
             lowered = getattr(graph_module, node.args[0].target)
-            inner = len(_operator_nodes(lowered.original_module.graph))
+            inner = len(operator_nodes(lowered.original_module.graph))
             if lowered.backend_id == backend_id:
                 own += inner
                 delegates += 1
             else:
                 others[lowered.backend_id] = others.get(lowered.backend_id, 0) + inner
         else:
-            name = _schema(node.target)
+            name = operator_name(node.target)
             cpu[name] = cpu.get(name, 0) + 1
     total = own + sum(others.values()) + sum(cpu.values())
     return {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from conformance.fx_names import operator_name
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -66,16 +67,6 @@ class _Batch:
         return Batch()
 
 
-def _schema(target: Any) -> str:
-    name = getattr(target, "name", None)
-    if callable(name):
-        try:
-            return name()
-        except TypeError:
-            pass
-    return getattr(target, "__name__", str(target))
-
-
 def _placement(
     edge_program: Any, backend_id: str, output_ranges: list[tuple[int, int]]
 ) -> list[dict[str, Any]]:
@@ -104,7 +95,7 @@ def _placement(
                     backends.add(lowered.backend_id)
                     continue  # what feeds a delegate is checked by its own case
                 else:
-                    cpu.add(_schema(node.target))
+                    cpu.add(operator_name(node.target))
             stack.extend(node.all_input_nodes)
         placed.append({"cpu_ops": sorted(cpu), "backends": sorted(backends)})
     return placed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend_kit.aot import schema_name
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -19,14 +20,6 @@ DEQUANTIZE_OPS = (
     "quantized_decomposed::dequantize_per_channel",
 )
 XNNPACK_ID = "XnnpackBackend"
-
-
-def _op(target: Any) -> str | None:
-    name = getattr(target, "name", None)
-    try:
-        return name() if callable(name) else None
-    except TypeError:
-        return None
 
 
 def _outputs(out: Any) -> list[Any]:
@@ -58,12 +51,12 @@ def _cpu_quant_nodes_at_delegates(graph_module, backend_id: str) -> list[str]:
         if getattr(lowered, "backend_id", None) != backend_id:
             continue
         for arg in node.args[1:]:
-            if hasattr(arg, "op") and arg.op == "call_function" and _op(arg.target) in DEQUANTIZE_OPS:
-                found.append(f"{arg.name} ({_op(arg.target)}) feeds the delegate")
+            if hasattr(arg, "op") and arg.op == "call_function" and schema_name(arg.target) in DEQUANTIZE_OPS:
+                found.append(f"{arg.name} ({schema_name(arg.target)}) feeds the delegate")
         for item in node.users:
             for user in item.users:
-                if user.op == "call_function" and _op(user.target) in QUANTIZE_OPS:
-                    found.append(f"{user.name} ({_op(user.target)}) takes a delegate output")
+                if user.op == "call_function" and schema_name(user.target) in QUANTIZE_OPS:
+                    found.append(f"{user.name} ({schema_name(user.target)}) takes a delegate output")
     return found
 
 
@@ -115,7 +108,7 @@ def quantized_flow(name: str) -> dict[str, Any]:
     scales = []
     for out in converted.graph.output_node().args[0]:
         scale = None
-        if hasattr(out, "op") and out.op == "call_function" and _op(out.target) in DEQUANTIZE_OPS[:1]:
+        if hasattr(out, "op") and out.op == "call_function" and schema_name(out.target) in DEQUANTIZE_OPS[:1]:
             scale = float(out.args[1])
         scales.append(scale)
     records: list = []
@@ -134,9 +127,9 @@ def quantized_flow(name: str) -> dict[str, Any]:
     leftovers = _cpu_quant_nodes_at_delegates(graph_module, descriptor().backend_id)
     cpu_ops = sorted(
         {
-            _op(n.target) or str(n.target)
+            schema_name(n.target) or str(n.target)
             for n in graph_module.graph.nodes
-            if n.op == "call_function" and _op(n.target)
+            if n.op == "call_function" and schema_name(n.target)
         }
     )
     result.update(

@@ -22,9 +22,9 @@ the check's messages.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
+from conformance.fx_names import operator_name, operator_nodes
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -149,34 +149,18 @@ def exported(name: str, sample: Any, inputs: tuple[Any, ...], make_inputs: Any) 
     )
 
 
-def _schema(target: Any) -> str:
-    name = getattr(target, "name", None)
-    if callable(name):
-        try:
-            return str(name())
-        except TypeError:
-            pass
-    return getattr(target, "__name__", str(target))
-
-
 def placement(edge_program: Any, backend_id: str) -> dict[str, Any]:
     """Which operators of the lowered program run in a delegate of ``backend_id`` and which on CPU."""
     graph_module = edge_program.graph_module
     delegated: set[str] = set()
     cpu: set[str] = set()
-    for node in graph_module.graph.nodes:
-        if node.op != "call_function" or node.target is operator.getitem:
-            continue
+    for node in operator_nodes(graph_module.graph):
         if "executorch_call_delegate" in str(node.target):
             lowered = getattr(graph_module, node.args[0].target)
             if lowered.backend_id == backend_id:
-                delegated |= {
-                    _schema(n.target)
-                    for n in lowered.original_module.graph.nodes
-                    if n.op == "call_function" and n.target is not operator.getitem
-                }
+                delegated |= {operator_name(n.target) for n in operator_nodes(lowered.original_module.graph)}
             continue
-        cpu.add(_schema(node.target))
+        cpu.add(operator_name(node.target))
     return {"delegated": sorted(delegated), "cpu": sorted(cpu)}
 
 

@@ -46,6 +46,7 @@ COMPOSITION_FLOW = "composition_flow"
 LOWER_OPERATOR_BATCH = "lower_operator_batch"
 LOWER_MODEL = "lower_model"
 STATE_FLOW = "state_flow"
+INPUTS_FLOW = "inputs_flow"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
 
 #: name -> Task, for every task the vendor process runs.
@@ -71,6 +72,7 @@ TASKS: dict[str, Task] = {
         Task(LOWER_OPERATOR_BATCH, "conformance.operators.tasks:lower_batch"),
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
+        Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
     )

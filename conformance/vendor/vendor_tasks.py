@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from backend_kit.aot import schema_name
 from conformance.vendor.vendor_bootstrap import (
     descriptor,
     descriptor_failure,
@@ -140,18 +141,6 @@ def describe_partitioners(which: str) -> list[tuple[str, bool]]:
     ]
 
 
-def _op_name(target: Any) -> str | None:
-    """The schema name of an operator target ('aten::add.Tensor'), None for other callables."""
-    name = getattr(target, "name", None)
-    if not callable(name):
-        return None
-    try:
-        value = name()
-    except TypeError:
-        return None
-    return value if isinstance(value, str) else None
-
-
 def _record(partitioner: Any, result: Any) -> PartitionRecord:
     tags = {
         plain(tag): (
@@ -166,7 +155,7 @@ def _record(partitioner: Any, result: Any) -> PartitionRecord:
         tag = n.meta.get("delegation_tag")
         if n.op != "call_function" or not tag:
             continue
-        op = _op_name(n.target)
+        op = schema_name(n.target)
         if op is None:
             non_ops.append(
                 (plain(n.name), plain(getattr(n.target, "__qualname__", str(n.target))), plain(tag))

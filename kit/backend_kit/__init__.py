@@ -3,7 +3,8 @@
 - :mod:`backend_kit.header`: the contract blob header ("ECVH") and the
   runtime's verdict on a blob;
 - :mod:`backend_kit.aot`: ``BlobWriter``, the header a backend's
-  ``preprocess()`` writes, with the exporting ExecuTorch's version;
+  ``preprocess()`` writes, with the exporting ExecuTorch's version, and
+  ``schema_name``, the operator an FX node calls ("aten::add.Tensor");
 - :mod:`backend_kit.runtime`: loads a backend's runtime library into the
   ExecuTorch Python runtime, with the build-info check, and confirms the
   registration (``RuntimeLibrary``: the library of one package);
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__version__ = "0.1.2"
+__version__ = "0.1.3"
 
 _HERE = Path(__file__).resolve().parent
 

@@ -20,6 +20,21 @@ from collections.abc import Sequence
 from backend_kit.header import Header, HeaderError, encode, version_triple
 
 
+def schema_name(target: object) -> str | None:
+    """The schema name of an FX node's operator target ("aten::add.Tensor", "quantized_decomposed::
+    quantize_per_tensor"), or None for a target that is not an operator overload (``operator.getitem``,
+    a Python function, a string of a placeholder). The one rule of the kit, the suite and the
+    reference backend for "which operator is this node"."""
+    name = getattr(target, "name", None)
+    if not callable(name):
+        return None
+    try:
+        value = name()
+    except TypeError:  # a name() that wants arguments is not an operator overload's
+        return None
+    return value if isinstance(value, str) else None
+
+
 def exporting_executorch_version() -> tuple[int, int, int]:
     """(major, minor, patch) of the executorch package this process exports with."""
     from executorch.version import __version__

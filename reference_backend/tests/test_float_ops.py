@@ -19,9 +19,10 @@ from forged_programs import fields_of, forge, op_named, set_param
 from hostile_child import run_in_child
 
 import reference_backend
+from backend_kit.aot import schema_name
 from backend_kit.header import Header, decode, encode
 from reference_backend.compile_specs import blob_format_spec
-from reference_backend.ops import op_name, why_unsupported
+from reference_backend.ops import why_unsupported
 from reference_backend.pte_blobs import delegate_blobs
 from reference_backend.serialize import SerializationError, serialize_program
 
@@ -61,7 +62,9 @@ def _run(pte: bytes, *inputs):
 def _nodes(model, example, **export):
     program = to_edge(torch.export.export(model, example, **export)).exported_program()
     return {
-        op_name(n.target): n for n in program.graph.nodes if n.op == "call_function" and op_name(n.target)
+        schema_name(n.target): n
+        for n in program.graph.nodes
+        if n.op == "call_function" and schema_name(n.target)
     }
 
 

@@ -8,12 +8,13 @@ import dataclasses
 import torch
 from torch.fx.passes.operator_support import OperatorSupportBase
 
+from backend_kit.aot import schema_name
 from conformance.operators import OperatorSupport
 from reference_backend import ops as reference_ops
 from reference_backend import serialize as reference_serialize
 from reference_backend.compile_specs import blob_format_spec
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
-from reference_backend.ops import op_name, why_unsupported
+from reference_backend.ops import why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
 from reference_backend.version import BLOB_FORMAT
 
@@ -27,7 +28,7 @@ class _NoRelu(OperatorSupportBase):
     """Claims everything the reference partitioner claims except relu."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None and op_name(node.target) != "aten::relu"
+        return why_unsupported(node) is None and schema_name(node.target) != "aten::relu"
 
 
 # Declares relu (float32) but the partitioner never claims it.
@@ -60,7 +61,7 @@ class _Int64Mul(OperatorSupportBase):
         val = node.meta.get("val")
         return (
             node.op == "call_function"
-            and op_name(node.target) == "aten::mul.Tensor"
+            and schema_name(node.target) == "aten::mul.Tensor"
             and isinstance(val, torch.Tensor)
             and val.dtype == torch.int64
         )
@@ -111,7 +112,7 @@ def _drop_wide_conv_bias(node: torch.fx.Node):
     """The reference serializer's operands, but a convolution of more than 16 output channels loses its bias
     (every convolution of the operator corpus has 8 or fewer, a ViT's patch embedding has 32)."""
     operands = reference_ops.tensor_inputs(node)
-    if op_name(node.target) == "aten::convolution" and len(operands) == 3:
+    if schema_name(node.target) == "aten::convolution" and len(operands) == 3:
         weight = operands[1].meta.get("val")
         if weight is not None and weight.shape[0] > 16:
             return operands[:2]
@@ -138,7 +139,7 @@ class _AllOrNothing(OperatorSupportBase):
         return all(
             why_unsupported(n) is None
             for n in graph.nodes
-            if n.op == "call_function" and op_name(n.target) is not None
+            if n.op == "call_function" and schema_name(n.target) is not None
         )
 
 
@@ -167,7 +168,7 @@ class _StaticFloatOnly(OperatorSupportBase):
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
         val = node.meta.get("val")
         static = not isinstance(val, torch.Tensor) or all(isinstance(d, int) for d in val.shape)
-        qdq = (op_name(node.target) or "").startswith("quantized_decomposed::")
+        qdq = (schema_name(node.target) or "").startswith("quantized_decomposed::")
         return static and not qdq and why_unsupported(node) is None
 
 

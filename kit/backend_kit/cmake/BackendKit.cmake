@@ -30,7 +30,7 @@
 cmake_minimum_required(VERSION 3.24)
 include_guard(GLOBAL)
 
-set(BACKEND_KIT_VERSION "0.1.2")
+set(BACKEND_KIT_VERSION "0.1.3")
 get_filename_component(BACKEND_KIT_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../include" ABSOLUTE)
 set(_BACKEND_KIT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 

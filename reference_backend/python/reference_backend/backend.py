@@ -14,10 +14,10 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.version import __version__ as executorch_version
 from torch.export import ExportedProgram
 
+from backend_kit.aot import schema_name
 from backend_kit.header import Header, crc32c, encode, version_triple
 from reference_backend.compile_specs import MAX_MEMORY_KEY, CompileSpecError, parse_compile_specs
 from reference_backend.named_data import data_store_output
-from reference_backend.ops import op_name
 from reference_backend.passes import fold_quantized
 from reference_backend.serialize import serialize_payload
 from reference_backend.version import __version__
@@ -59,7 +59,7 @@ def build_result(
     # runtime's integer operators (a no-op for a float subgraph), on a copy:
     # ExecuTorch keeps the program it hands to preprocess.
     if any(
-        n.op == "call_function" and (op_name(n.target) or "").startswith("quantized_decomposed::")
+        n.op == "call_function" and (schema_name(n.target) or "").startswith("quantized_decomposed::")
         for n in edge_program.graph.nodes
     ):
         edge_program = fold_quantized(copy.deepcopy(edge_program))

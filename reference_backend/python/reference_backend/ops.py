@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from backend_kit.aot import schema_name
 from reference_backend import float_ops
 from reference_backend.version import BLOB_FORMAT, FLOAT_OPS_MINOR, QUANT_MINOR
 
@@ -86,15 +87,9 @@ _QUANTIZE, _DEQUANTIZE, _DEQUANTIZE_PER_CHANNEL = (
 )
 
 
-def op_name(target: Any) -> str | None:
-    """Schema name of a call_function target ("aten::add.Tensor"), or None."""
-    name = getattr(target, "name", None)
-    return name() if callable(name) else None
-
-
 def tensor_inputs(node: torch.fx.Node) -> list[Any]:
     """The positional tensor operands of ``node`` (alpha is a kwarg)."""
-    spec = SUPPORTED_OPS.get(op_name(node.target)) or BACKEND_OPS[op_name(node.target)]
+    spec = SUPPORTED_OPS.get(schema_name(node.target)) or BACKEND_OPS[schema_name(node.target)]
     return [a for a in node.args[: spec.max_inputs] if a is not None]
 
 
@@ -168,15 +163,15 @@ def _folded_weight(node: torch.fx.Node) -> str | None:
     if node.args[3] != 0 or node.args[6] != torch.int8:
         return "dequantize_per_channel must be int8 along axis 0"
     for user in node.users:
-        if op_name(user.target) not in ("aten::linear", "aten::convolution") or user.args[1] is not node:
+        if schema_name(user.target) not in ("aten::linear", "aten::convolution") or user.args[1] is not node:
             return "dequantize_per_channel that is not the weight of a linear or conv2d"
         x = user.args[0]
-        if not (isinstance(x, torch.fx.Node) and op_name(x.target) == _DEQUANTIZE):
+        if not (isinstance(x, torch.fx.Node) and schema_name(x.target) == _DEQUANTIZE):
             return "quantized weight with a float activation"
         after = list(user.users)
-        if len(after) == 1 and op_name(after[0].target) == "aten::relu":
+        if len(after) == 1 and schema_name(after[0].target) == "aten::relu":
             after = list(after[0].users)
-        if len(after) != 1 or op_name(after[0].target) != _QUANTIZE:
+        if len(after) != 1 or schema_name(after[0].target) != _QUANTIZE:
             return "quantized weight whose result is not quantized"
     return None
 
@@ -191,13 +186,13 @@ def why_unsupported(node: torch.fx.Node, blob_minor: int = BLOB_FORMAT[1]) -> st
         source, index = node.args[:2]
         if (
             isinstance(source, torch.fx.Node)
-            and op_name(source.target) == "aten::max_pool2d_with_indices"
+            and schema_name(source.target) == "aten::max_pool2d_with_indices"
             and index == 0
             and why_unsupported(source, blob_minor) is None
         ):
             return None
         return f"output {index} of {getattr(source, 'name', source)}, which the runtime does not compute"
-    name = op_name(node.target)
+    name = schema_name(node.target)
     spec = SUPPORTED_OPS.get(name)
     if spec is None:
         return f"operator {name or node.target} is not supported"

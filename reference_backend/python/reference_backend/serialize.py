@@ -39,6 +39,7 @@ import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
+from backend_kit.aot import schema_name
 from reference_backend import float_ops
 from reference_backend.compile_specs import CompileOptions
 from reference_backend.ops import (
@@ -47,7 +48,6 @@ from reference_backend.ops import (
     MAX_RANK,
     SUPPORTED_OPS,
     minor_needed,
-    op_name,
     tensor_inputs,
     value_layout,
 )
@@ -336,7 +336,7 @@ def _op_params(node: torch.fx.Node, name: str, add_int32_constant) -> tuple[list
 def _op_record(
     node: torch.fx.Node, ids: dict[str, int], out: int, minor: int, params: list[int], add_int32_constant
 ) -> bytes:
-    name = op_name(node.target)
+    name = schema_name(node.target)
     spec = SUPPORTED_OPS.get(name) or BACKEND_OPS.get(name)
     if spec is None or spec.opcode is None or name.startswith("quantized_decomposed::"):
         raise SerializationError(

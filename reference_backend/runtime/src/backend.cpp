@@ -18,6 +18,8 @@
 
 #include <backend_kit/register.h>
 
+#include "backend_interface.h"
+
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -338,6 +340,11 @@ ReferenceBackendInterface& instance() {
 }
 
 }  // namespace
+
+executorch::runtime::BackendInterface& backend_interface() {
+  return instance();
+}
+
 }  // namespace reference_backend
 
 // Refuses a runtime of another ExecuTorch minor release (the C++ ABI is not

@@ -20,8 +20,8 @@ from torch.export import ExportedProgram
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 import reference_backend.quantized_ops  # noqa: F401  (registers torch.ops.reference_backend)
+from backend_kit.aot import schema_name
 from reference_backend import qmath
-from reference_backend.ops import op_name
 
 QUANTIZE = "quantized_decomposed::quantize_per_tensor"
 DEQUANTIZE = "quantized_decomposed::dequantize_per_tensor"
@@ -30,7 +30,7 @@ RB = torch.ops.reference_backend
 
 
 def _is(node, name: str) -> bool:
-    return isinstance(node, torch.fx.Node) and node.op == "call_function" and op_name(node.target) == name
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and schema_name(node.target) == name
 
 
 def _per_tensor(node: torch.fx.Node) -> tuple[float, int, int, int]:

@@ -9,9 +9,9 @@ import struct
 import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
+from backend_kit.aot import schema_name
 from backend_kit.header import Header, decode, encode, payload_of
 from reference_backend.backend import build_blob, build_result
-from reference_backend.ops import op_name
 from reference_backend.passes import fold_quantized
 
 
@@ -103,7 +103,7 @@ class RequantOffByOneBackend(BackendDetails):
     def preprocess(edge_program, compile_specs):
         program = fold_quantized(copy.deepcopy(edge_program))
         for node in program.graph.nodes:
-            index = _OUT_ZERO_ARG.get(op_name(node.target) or "")
+            index = _OUT_ZERO_ARG.get(schema_name(node.target) or "")
             if index is not None:
                 args = list(node.args)
                 args[index] += 1
@@ -123,7 +123,7 @@ class GreedyBackend(BackendDetails):
     def preprocess(edge_program, compile_specs):
         program = copy.deepcopy(edge_program)
         ops = [n for n in program.graph.nodes if n.op == "call_function"]
-        stolen = [i for i, n in enumerate(ops) if op_name(n.target) == "aten::exp"]
+        stolen = [i for i, n in enumerate(ops) if schema_name(n.target) == "aten::exp"]
         for i in stolen:  # serialized as relu (same operands and shape), then given the unknown opcode
             ops[i].target = torch.ops.aten.relu.default
         blob = build_blob(program, compile_specs, "GreedyBackend")
@@ -157,6 +157,15 @@ class ScratchesStateBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         return build_result(edge_program, compile_specs, "ScratchesStateInner")
+
+
+class ExtraIdBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/extra_id_backend.cpp) is the reference runtime registered
+    under this id and under "GenericNpuBackend" as well."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "ExtraIdBackend")
 
 
 class BindsOnceBackend(BackendDetails):

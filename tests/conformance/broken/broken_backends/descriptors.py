@@ -15,9 +15,10 @@ from packaging.version import Version
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 import broken_backends.backends  # noqa: F401  (makes the backend ids resolvable)
+from backend_kit.aot import schema_name
 from conformance.descriptor import AcceptanceRulesFile, BackendDescriptor, MutableStateSupport, SampleModel
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
-from reference_backend.ops import op_name, why_unsupported
+from reference_backend.ops import why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
 
 
@@ -70,7 +71,7 @@ class _GreedySupport(OperatorSupportBase):
     """Also claims exp, which the runtime cannot execute."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None or op_name(node.target) == "aten::exp"
+        return why_unsupported(node) is None or schema_name(node.target) == "aten::exp"
 
 
 class _GreedyPartitioner(ReferencePartitioner):
@@ -225,7 +226,7 @@ class _KeepsQdqOnCpu(OperatorSupportBase):
     """Refuses every quantize/dequantize node: the float operators between them are still claimed."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None and not (op_name(node.target) or "").startswith(
+        return why_unsupported(node) is None and not (schema_name(node.target) or "").startswith(
             "quantized_decomposed::"
         )
 
@@ -259,7 +260,7 @@ class _StealsExp(OperatorSupportBase):
     """Also claims exp, which XNNPACK would take and the runtime cannot execute."""
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
-        return why_unsupported(node) is None or op_name(node.target) == "aten::exp"
+        return why_unsupported(node) is None or schema_name(node.target) == "aten::exp"
 
 
 # The exp of the composition sample goes to GreedyBackend, which writes it as an opcode its runtime
@@ -339,9 +340,16 @@ SCRATCHES_STATE = variant(
     **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libscratches_state_backend.so"),
 )
+# The same runtime judged for what it does to its inputs: RT-8 sees the zeroed input of a stateless program.
+WRITES_INPUTS = SCRATCHES_STATE
+
 # The runtime binds the inputs of identical delegates once for every load: two loaded methods executed
 # with the same inputs agree (RT-4), two with their own states share the first one's.
 BINDS_ONCE = variant("BindsOnceBackend", version="0.1.0", **_broken_library("libbinds_once_backend.so"))
+
+# Right in every program, but its library also registers the reference runtime under a generic id,
+# "GenericNpuBackend" (runtime/extra_id_backend.cpp): RT-6 names the extra id.
+EXTRA_ID = variant("ExtraIdBackend", version="0.1.0", **_broken_library("libextra_id_backend.so"))
 
 # Declares partitioners that claim mutated buffers, but they are the reference partitioners, which
 # leave the cache update on CPU: STATE-2 holds the declaration to what lowering shows.

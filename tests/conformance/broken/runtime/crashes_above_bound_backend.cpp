@@ -3,11 +3,13 @@
 // declares, it "copies the input into its buffer planned for the bound" and
 // dies with SIGSEGV (raised deterministically, so the test does not depend on
 // what an overflow happens to hit). Within the bounds it forwards to the
-// reference runtime compiled into the same library under the id
-// "CrashesAboveBoundInner". The suite must report the crash as DYN-2's
+// reference runtime compiled into the same library, unregistered (its blobs
+// name the id "CrashesAboveBoundInner"). The suite must report the crash as DYN-2's
 // `crashed` result, never as a dead run.
 #include <reference_backend/graph.h>
 #include <reference_backend/versions.h>
+
+#include "backend_interface.h"
 
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
@@ -23,7 +25,7 @@ using namespace executorch::runtime;
 using reference_backend::Value;
 
 BackendInterface* inner() {
-  return get_backend_class("CrashesAboveBoundInner");
+  return &reference_backend::backend_interface();
 }
 
 struct Handle {

@@ -2,9 +2,12 @@
 // the environment variable MISBEHAVE says ("init:segv", "execute:hang",
 // "execute:exit0", "init:later-terminate", ...: WHERE:HOW, see misbehave() and
 // corrupt_outputs() for every HOW), and otherwise forwards to the reference
-// runtime compiled into the same library under the id "MisbehavingInner". The
+// runtime compiled into the same library, unregistered (its blobs name the id
+// "MisbehavingInner", which only this library's inner runtime reads). The
 // suite must turn each fault into a failed check of its own, never into a dead
 // or hanging run, and never into a pass.
+#include "backend_interface.h"
+
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -164,7 +167,7 @@ void crash_on_17_elements(Span<EValue*> args) {
 }
 
 BackendInterface* inner() {
-  return get_backend_class("MisbehavingInner");
+  return &reference_backend::backend_interface();
 }
 
 class MisbehavingBackend final : public BackendInterface {

@@ -1,6 +1,7 @@
 // Defective runtimes for the suite's own tests that compute right in every stateless program but
 // break a program's state across calls (C-STATE-1). Each forwards to the reference runtime compiled
-// into the same library (REFERENCE_BACKEND_ID) and registers under STATE_DEFECT_ID:
+// into the same library, unregistered (its blobs name REFERENCE_BACKEND_ID), and registers under
+// STATE_DEFECT_ID alone:
 //
 //   ScratchesStateBackend  (STATE_DEFECT_SCRATCH) uses its input tensors as scratch once a call is
 //       done (it zeroes them): ExecuTorch sets a method's inputs again before every call, so only a
@@ -9,6 +10,8 @@
 //       once, process-wide, at the first execute after their latest init, and reads its inputs from
 //       those buffers: two loads of one program executed with the same inputs (RT-4) agree, but two
 //       loaded methods with their own states share the first one's.
+#include "backend_interface.h"
+
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -24,7 +27,7 @@ namespace {
 using namespace executorch::runtime;
 
 BackendInterface* inner() {
-  return get_backend_class(REFERENCE_BACKEND_ID);
+  return &reference_backend::backend_interface();
 }
 
 struct Handle {

@@ -11,9 +11,8 @@ import struct
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 
-from backend_kit.aot import BlobWriter
+from backend_kit.aot import BlobWriter, schema_name
 from template_backend.ops import OPS
-from template_backend.partitioner import schema_name
 from template_backend.version import BACKEND_ID, BLOB_FORMAT, __version__
 
 WRITER = BlobWriter(BACKEND_ID, blob_format=BLOB_FORMAT, version=__version__)
@@ -23,5 +22,5 @@ class TemplateBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs) -> PreprocessResult:
         (node,) = [n for n in edge_program.graph.nodes if n.op == "call_function"]
-        payload = struct.pack("<IQ", OPS[schema_name(node)], node.meta["val"].numel())
+        payload = struct.pack("<IQ", OPS[schema_name(node.target)], node.meta["val"].numel())
         return PreprocessResult(processed_bytes=WRITER.blob(payload))

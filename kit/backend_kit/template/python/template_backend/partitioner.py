@@ -8,20 +8,20 @@ from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, Par
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
+from backend_kit.aot import schema_name
 from template_backend.ops import OPS
 from template_backend.version import BACKEND_ID
-
-
-def schema_name(node: torch.fx.Node) -> str | None:
-    """'aten::neg' for an edge or ATen operator node, else None."""
-    name = getattr(node.target, "name", None)
-    return name() if node.op == "call_function" and callable(name) else None
 
 
 class _Supported(OperatorSupportBase):
     def is_node_supported(self, submodules, node) -> bool:
         val = node.meta.get("val")
-        return schema_name(node) in OPS and isinstance(val, torch.Tensor) and val.dtype == torch.float32
+        return (
+            node.op == "call_function"
+            and schema_name(node.target) in OPS
+            and isinstance(val, torch.Tensor)
+            and val.dtype == torch.float32
+        )
 
 
 class TemplateBackendPartitioner(Partitioner):
