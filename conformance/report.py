@@ -406,10 +406,11 @@ class Report:
     models: list[dict[str, Any]] | None = None  # report-only (docs/models.md)
     #: the deprecation warnings the run met (docs/api-stability.md); None: none met, or a report before 0.5.0
     deprecations: list[str] | None = None
-    #: the verdict of each profile (``profile_verdicts``); None: a report before 0.6.0 (computed from results)
-    profiles: list[dict[str, Any]] | None = None
     content_sha256: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: the verdict of each profile (``profile_verdicts``); None: a report before 0.6.0 (computed from results).
+    #: Last, so that a Report built with positional arguments keeps working (docs/api-stability.md).
+    profiles: list[dict[str, Any]] | None = None
 
     #: the fields written only when set (null is not a value any of them takes)
     OPTIONAL: ClassVar[tuple[str, ...]] = (
