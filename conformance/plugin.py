@@ -33,6 +33,7 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
     CheckFailed,
 )
+from conformance.profiles import certified_profiles
 from conformance.report import build_report, write_report
 from conformance.results.summary_text import summary_lines
 from conformance.run.run_options import OptionsError, RunOptions
@@ -425,6 +426,7 @@ class ConformanceRun:
         )
         return [self.results.get(i) or self._result(i, NOT_RUN, why, 0.0) for i in self.expected_ids]
 
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes junit.xml, which carries the profiles
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput"):
             self.close()
@@ -458,8 +460,21 @@ class ConformanceRun:
         )
         path = self.options.report
         self.report = write_report(report, path) if path else report.to_dict()
+        self._junit_profiles(report.profiles or [])
         if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _junit_profiles(self, profiles: list[dict[str, Any]]) -> None:
+        """Each profile's verdict as a property of junit.xml's testsuite (``profile:core`` =
+        ``certified``), and ``certifies`` (``Core + Named data``), when --junitxml is given."""
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        for entry in profiles:
+            xml.add_global_property(f"profile:{entry['id']}", entry["verdict"])
+        xml.add_global_property("certifies", " + ".join(certified_profiles(profiles)))
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
         if (

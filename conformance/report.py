@@ -4,7 +4,8 @@
 ``write_report`` writes it, and as ``verify`` reads it back
 (``Report.from_dict``: a dict of the wrong shape raises ReportTypeError with
 one problem per field). ``Report.computed_verdict`` is the verdict its results
-give (``verdict``). Reading and writing again gives the same bytes.
+give (``verdict``), ``Report.computed_profiles`` the verdict of each profile
+(``profile_verdicts``, the same rule over each profile's results). Reading and writing again gives the same bytes.
 
 The hash is a SHA-256 over the canonical JSON of the report without the hash
 field. It detects edits, it does not prove who ran the suite.
@@ -22,6 +23,7 @@ from typing import Any, ClassVar
 
 from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.profiles import NOT_CLAIMED, PROFILES
 from conformance.results.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
@@ -149,6 +151,43 @@ def _cause(reason: str) -> str:
 def _exempt(result: dict[str, Any], capabilities) -> bool:
     condition = result.get("applies_if")
     return bool(condition) and condition not in capabilities
+
+
+def profile_verdicts(
+    results: list[dict[str, Any]],
+    certify: bool,
+    capabilities: list[str] | tuple[str, ...] = (),
+    interrupted: bool = False,
+) -> list[dict[str, Any]]:
+    """One entry per profile (conformance/profiles.py) with a result among ``results``, in table order:
+    ``id``, ``name``, ``checks`` (the ids of its results), ``verdict`` and ``reasons``.
+
+    The verdict is ``verdict`` above applied to the profile's results alone, so a profile is certified
+    (conformant) exactly when the report would be if it held only these results. A profile whose every
+    result is a conditional check of a capability the backend does not declare is "not claimed", its
+    reason naming the capabilities. A profile none of whose checks was selected has no entry.
+    """
+    entries = []
+    for profile in PROFILES:
+        mine = [r for r in results if profile.covers(r["id"])]
+        if not mine:
+            continue
+        if all(_exempt(r, capabilities) for r in mine):
+            absent = sorted({str(r["applies_if"]) for r in mine})
+            text = NOT_CLAIMED
+            reasons = [f"the backend does not declare {' or '.join(absent)}"]
+        else:
+            text, reasons, _ = verdict(mine, certify, capabilities, interrupted)
+        entries.append(
+            {
+                "id": profile.id,
+                "name": profile.name,
+                "checks": [r["id"] for r in mine],
+                "verdict": text,
+                "reasons": reasons,
+            }
+        )
+    return entries
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
@@ -369,6 +408,9 @@ class Report:
     deprecations: list[str] | None = None
     content_sha256: str | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: the verdict of each profile (``profile_verdicts``); None: a report before 0.6.0 (computed from results).
+    #: Last, so that a Report built with positional arguments keeps working (docs/api-stability.md).
+    profiles: list[dict[str, Any]] | None = None
 
     #: the fields written only when set (null is not a value any of them takes)
     OPTIONAL: ClassVar[tuple[str, ...]] = (
@@ -380,6 +422,7 @@ class Report:
         "target",
         "models",
         "deprecations",
+        "profiles",
         "content_sha256",
     )
 
@@ -393,6 +436,12 @@ class Report:
     def computed_verdict(self) -> tuple[str, list[str], list[str]]:
         """(verdict, reasons, warnings) that the results give (``verdict`` below)."""
         return verdict(self.result_dicts(), self.certify, self.backend.declared, self.interrupted is True)
+
+    def computed_profiles(self) -> list[dict[str, Any]]:
+        """The profile verdicts that the results give (``profile_verdicts``), whatever ``profiles`` says."""
+        return profile_verdicts(
+            self.result_dicts(), self.certify, self.backend.declared, self.interrupted is True
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -545,6 +594,7 @@ def build_report(
         target=target,
         models=models,
         deprecations=list(descriptor.deprecations()) or None,
+        profiles=profile_verdicts(results, certify, capabilities, interrupted),
     )
 
 

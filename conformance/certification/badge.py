@@ -1,4 +1,5 @@
-"""A badge for a report: an SVG file and a shields.io endpoint JSON."""
+"""A badge for a report: an SVG file and a shields.io endpoint JSON, naming the profiles it certifies
+(``ExecuTorch conformance 0.6: Core + Named data on executorch 1.5.1``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import json
 from html import escape
 from pathlib import Path
 from typing import Any
+
+from conformance.profiles import certified_profiles
+from conformance.report import Report
 
 COLORS = {"certified": "#2e7d32", "conformant": "#43a047", "not conformant": "#c62828"}
 #: The longest executorch version a badge shows (the report's string is the report writer's).
@@ -15,24 +19,38 @@ WAIVED_COLOR = "#9e9d24"
 
 
 def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
-    """(label, message, color) for ``report``: ``certified 35/36``, ``conformant 22/25, 3 waived``.
+    """(label, message, color) for ``report``. The label names the suite's minor release, ``ExecuTorch
+    conformance 0.6``; the message names the profiles the report certifies (``Core + Named data``), or,
+    when it certifies none, the verdict and its counts (``conformant 22/25, 3 waived``), then the
+    executorch release judged on (``on executorch 1.5.1``).
 
-    Waived: expected failures and MUST checks declared not applicable (not the
-    conditional checks a backend is exempt from). Draw a badge only from a
-    report that verifies (``executorch-conformance badge`` does).
+    The profiles are recomputed from the results (conformance.report.profile_verdicts), so a report
+    written before profiles existed gets its badge too. Waived: expected failures and MUST checks
+    declared not applicable (not the conditional checks a backend is exempt from). Draw a badge only
+    from a report that verifies (``executorch-conformance badge`` does).
     """
     from conformance.certification.verify import tally
 
     counts, waived, _ = tally(report["results"], report["backend"].get("capabilities", []))
-    message = f"{report['verdict']} {counts['passed']}/{counts['total']}"
-    if waived:
-        message += f", {waived} waived"
+    certified = certified_profiles(Report.from_dict(report).computed_profiles())
+    if certified:
+        message = " + ".join(certified)
+    else:
+        message = f"{report['verdict']} {counts['passed']}/{counts['total']}"
+        if waived:
+            message += f", {waived} waived"
     version = (report["environment"].get("executorch") or "unknown").split("+")[0]
-    label = f"executorch {version[:MAX_VERSION]}"
-    color = COLORS.get(report["verdict"], "#9e9e9e")
+    message += f" on executorch {version[:MAX_VERSION]}"
+    label = f"ExecuTorch conformance {_minor(report['suite_version'])}"
+    color = COLORS["certified"] if certified else COLORS.get(report["verdict"], "#9e9e9e")
     if waived and report["verdict"] == "conformant":
         color = WAIVED_COLOR
     return label, message, color
+
+
+def _minor(suite_version: str) -> str:
+    """``0.6`` for suite version ``0.6.0`` (at most MAX_VERSION characters of what the report says)."""
+    return ".".join(suite_version.split(".")[:2])[:MAX_VERSION]
 
 
 def _width(text: str) -> int:

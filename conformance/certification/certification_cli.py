@@ -210,6 +210,7 @@ def _verify(args: argparse.Namespace) -> int:
             f"{target.get('runner_version')}{machine}{emulated}"
         )
     _say(f"  verdict: {result.verdict_line()}")
+    _say(f"  profiles: {result.profiles_line()}")
     _say(f"  signature: {signature}")
     for library in args.library or []:
         _say(f"  --library {Path(library).name}: the runtime library the report tested")

@@ -5,8 +5,10 @@ report files defensively (size cap, UTF-8, JSON, types).
 ``verify`` is authoritative about content: the checks, clauses, levels,
 titles and applies_if of every result must be those of the released suite
 version that wrote the report, the summary must count the results, the
-verdict must be the one the results give, and the suite version must be
-released and inside its validity window. It cannot tell who wrote a report:
+verdict must be the one the results give, so must each profile's verdict
+(``profiles``; recomputed from the results for a report before suite 0.6.0,
+which has none), and the suite version must be released and inside its
+validity window. It cannot tell who wrote a report:
 that is what a signature is for (conformance/certification/attestation.py).
 """
 
@@ -33,6 +35,7 @@ from conformance.outcomes import (
     PASSED,
     UNEXPECTED_PASS,
 )
+from conformance.profiles import certified_profiles
 from conformance.report import (
     MODES,
     SCHEMA,
@@ -141,10 +144,19 @@ class Verification:
     counts: dict[str, int] = dataclasses.field(default_factory=dict)  # results by outcome, and "total"
     waived: int = 0  # expected failures and declared not-applicable MUST checks
     exempt: int = 0  # conditional checks whose capability the backend does not declare
+    #: the verdict of each profile, recomputed from the results (conformance.report.profile_verdicts)
+    profiles: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def profiles_line(self) -> str:
+        """Each profile's verdict, then what the report certifies: ``Core certified, Named data not
+        claimed; certifies Core``."""
+        verdicts = ", ".join(f"{p['name']} {p['verdict']}" for p in self.profiles) or "none"
+        certified = certified_profiles(self.profiles)
+        return f"{verdicts}; certifies {' + '.join(certified) if certified else 'no profile'}"
 
     def verdict_line(self) -> str:
         mode = "certify mode" if self.certify else "standard mode"
@@ -290,7 +302,45 @@ def check_report(
                         f"{key} differ from what the results give: the report says {theirs!r}, "
                         f"the results give {mine!r}"
                     )
+        result.profiles = parsed.computed_profiles()
+        if parsed.profiles is not None:  # absent before suite 0.6.0: then only recomputed
+            problems += profile_problems(parsed.profiles, result.profiles)
     return result
+
+
+def profile_problems(claimed: list[dict[str, Any]], computed: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with a report's ``profiles`` (``claimed``, of the schema's shape) against the
+    entries its results give (``computed``): a profile claimed with another verdict than its results
+    give, one missing, one unknown or repeated, or an entry that differs in any other field."""
+    problems = []
+    ids = [str(c["id"]) for c in claimed]
+    by_id = {c["id"]: c for c in claimed}
+    for repeated in sorted({i for i in ids if ids.count(i) > 1}):
+        problems.append(f"profiles hold {repeated!r} {ids.count(repeated)} times")
+    mine_ids = {m["id"] for m in computed}
+    for unknown in [i for i in dict.fromkeys(ids) if i not in mine_ids]:
+        problems.append(f"profiles name {unknown!r}, which is no profile of the report's selected checks")
+    for mine in computed:
+        theirs = by_id.get(mine["id"])
+        if theirs is None:
+            problems.append(
+                f"profiles lack {mine['name']} ({mine['id']}), whose checks the report holds: "
+                f"its results give {mine['verdict']!r}"
+            )
+        elif theirs["verdict"] != mine["verdict"]:
+            why = f": {'; '.join(mine['reasons'])}" if mine["reasons"] else ""
+            problems.append(
+                f"profiles claim {mine['name']} is {theirs['verdict']!r}, but its results give "
+                f"{mine['verdict']!r}{why}"
+            )
+        elif theirs != mine:
+            problems.append(
+                f"profiles entry {mine['id']!r} differs from what the results give: the report says "
+                f"{theirs!r}, the results give {mine!r}"
+            )
+    if not problems and claimed != computed:
+        problems.append("profiles are not in the suite's order (conformance/profiles.py)")
+    return problems
 
 
 #: How the suite writes ``created``: UTC, to the second (report.created_now()).

@@ -8,7 +8,7 @@ still attempt, so opening it offline or from an artifact store shows the
 same page.
 
 The page shows, in this order: the verdict with its reasons and warnings,
-the count of each outcome, the tables of ``result_tables`` (the same
+the count of each outcome, each profile's verdict and what the report certifies, the tables of ``result_tables`` (the same
 columns, order and cells as the terminal's): one row per check, the
 per-operator coverage when the report has an ``operators`` section, the
 model tier's rows when it has ``models``; runtime log excerpts when present (a result's ``log``,
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.outcomes import LABELS
+from conformance.profiles import certified_profiles
 from conformance.registry import not_checked_lines
 from conformance.results.result_tables import (
     BAD_STATE,
@@ -36,9 +37,11 @@ from conformance.results.result_tables import (
     OK,
     OPERATORS,
     OUTCOME_STATE,
+    PROFILES,
     Table,
     model_state,
     operator_summary,
+    profile_rows,
     shared_setup_line,
     with_cases,
 )
@@ -157,6 +160,28 @@ def _table(table: Table, rows: list, note: str = "") -> str:
         )
     return (
         f'{note}<table id="{table.id}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
+
+
+def _profiles_section(report: dict[str, Any]) -> str:
+    """Each profile's verdict (docs/contract.md, "Profiles") and what the report certifies."""
+    rows, computed = profile_rows(report)
+    rows = [r for r in rows if isinstance(r, dict)]
+    if not rows:
+        return ""
+    certified = certified_profiles(rows)
+    note = (
+        '<p class="muted">The report predates profiles (suite 0.6.0): computed from its results.</p>'
+        if computed
+        else ""
+    )
+    what = " + ".join(certified) or (
+        "no profile" if _get(report, "mode") == "certify" else "nothing (standard mode)"
+    )
+    return (
+        f'<section id="profiles-section"><h2>Profiles</h2><p id="certifies">certifies: <b>{_e(what)}</b></p>'
+        + _table(PROFILES, rows, note)
+        + "</section>"
     )
 
 
@@ -293,6 +318,7 @@ def render_page(report: dict[str, Any]) -> str:
         f'<p><span class="verdict {vclass}" id="verdict">{_e(verdict or "no verdict")}</span></p>',
         f'<ul class="reasons" id="verdict-reasons">{reasons}{warnings}</ul>' if reasons or warnings else "",
         f'<p class="counts" id="summary"><span><b>{_e(total)}</b> checks:</span>{counts}</p>',
+        _profiles_section(report),
         "<h2>Checks</h2>",
         _results_section(results),
         _operators_section(_get(report, "operators")),

@@ -1,8 +1,9 @@
 """The tables of a run's results, defined once: which columns, in which order, and the text of each cell.
 
 A ``Table`` is a tuple of ``Column``s and a rule that gives each row its state (``ok``, ``bad``,
-``warn`` or ``na``). ``CHECKS`` (the report's ``results``), ``OPERATORS`` (``operators``) and
-``MODELS`` (``models``) are the three tables; the terminal (``table_text``), the HTML page
+``warn`` or ``na``). ``CHECKS`` (the report's ``results``), ``PROFILES`` (``profiles``, or what the
+results give for a report without them: ``profile_rows``), ``OPERATORS`` (``operators``) and
+``MODELS`` (``models``) are the four tables; the terminal (``table_text``), the HTML page
 (``html_report``) and Markdown (``table_text.markdown``) only draw them, so the same report shows
 the same columns in the same order with the same cells everywhere.
 
@@ -18,6 +19,9 @@ from typing import Any
 
 from conformance.models.results import MATCHED, NOT_DELEGATED
 from conformance.outcomes import BAD, EXPECTED_FAILURE, LABELS, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.profiles import NOT_CLAIMED
+from conformance.profiles import PROFILES as DEFINED_PROFILES
+from conformance.report import profile_verdicts
 
 OK, BAD_STATE, WARN, NA = "ok", "bad", "warn", "na"
 
@@ -260,4 +264,65 @@ MODELS = Table(
     row_state=model_state,
 )
 
-TABLES = (CHECKS, OPERATORS, MODELS)
+# --------------------------------------------------------------------------- profiles
+
+#: A profile's verdict -> state of its row.
+PROFILE_STATE = {"certified": OK, "conformant": OK, "not conformant": BAD_STATE, NOT_CLAIMED: NA}
+
+
+def profile_state(p: Any) -> str:
+    return PROFILE_STATE.get(get(p, "verdict"), NA)
+
+
+def _profile_checks(p: Any) -> str:
+    """How many of the report's checks the profile holds (their ids are in report.json)."""
+    checks = get(p, "checks")
+    return str(len(checks)) if isinstance(checks, list) else ""
+
+
+def _profile_reasons(p: Any) -> str:
+    reasons = get(p, "reasons")
+    return "; ".join(map(_text, reasons)) if isinstance(reasons, list) else ""
+
+
+PROFILES = Table(
+    id="profiles",
+    columns=(
+        Column("profile", lambda p: _text(get(p, "name"))),
+        Column("verdict", lambda p: _text(get(p, "verdict")), state=profile_state),
+        Column("checks", _profile_checks, numeric=True),
+        Column("why not", _profile_reasons, free=True),
+    ),
+    row_state=profile_state,
+    hint=lambda p: _profile_reason(get(p, "id")),
+)
+
+
+def _profile_reason(profile_id: Any) -> str | None:
+    """What passing the profile means (conformance/profiles.py), for the page's hover."""
+    return next((p.reason for p in DEFINED_PROFILES if p.id == profile_id), None)
+
+
+def profile_rows(report: Any) -> tuple[list[Any], bool]:
+    """(the report's ``profiles`` entries, False) when it has them; else (the entries its results give,
+    True): a report before suite 0.6.0 has none. ([], True) for results of the wrong shape."""
+    written = get(report, "profiles")
+    if isinstance(written, list):
+        return written, False
+    results = get(report, "results")
+    capabilities = get(get(report, "backend"), "capabilities") or []
+    try:
+        return (
+            profile_verdicts(
+                list(results),
+                get(report, "mode") == "certify",
+                list(capabilities),
+                get(report, "interrupted") is True,
+            ),
+            True,
+        )
+    except (TypeError, KeyError, AttributeError):
+        return [], True
+
+
+TABLES = (CHECKS, PROFILES, OPERATORS, MODELS)

@@ -1,5 +1,6 @@
 """What a finished run prints on a terminal: the result tables (``result_tables`` drawn by
-``table_text``), the clauses no check tests, and the verdict with its reasons. The CLI's console and
+``table_text``), the clauses no check tests, each profile's verdict, and the verdict with its reasons
+and the profiles it certifies. The CLI's console and
 the pytest plugin's terminal summary both print these lines."""
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from conformance.outcomes import (
     TIMED_OUT,
     UNEXPECTED_PASS,
 )
+from conformance.profiles import certified_profiles
 from conformance.registry import not_checked_lines
 from conformance.results.result_tables import (
     CHECKS,
     MODELS,
     OPERATORS,
+    PROFILES,
     operator_summary,
+    profile_rows,
     shared_setup_line,
     with_cases,
 )
@@ -46,7 +50,21 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
     lines += [f"  - deprecated: {text}" for text in report.get("deprecations", ())]
-    return lines
+    return lines + [certifies_line(report)]
+
+
+def certifies_line(report: dict[str, Any]) -> str:
+    """'certifies: Core + Named data' (the profiles the report certifies, docs/contract.md "Profiles"),
+    'certifies: no profile (Core is not certified)' in certify mode, 'certifies: nothing (standard mode)'."""
+    if report.get("mode") != "certify":
+        return "certifies: nothing (standard mode)"
+    rows, _ = profile_rows(report)
+    certified = certified_profiles(rows)
+    return (
+        f"certifies: {' + '.join(certified)}"
+        if certified
+        else "certifies: no profile (Core is not certified)"
+    )
 
 
 def case_counts_line(rows: list[dict[str, Any]]) -> str | None:
@@ -78,6 +96,10 @@ def summary_lines(report: dict[str, Any], width: int = 120) -> list[str]:
     if report.get("models"):
         lines += ["", "models (report-only, not counted for the verdict):"]
         lines += render(MODELS, report["models"], width)
+    profiles, computed = profile_rows(report)
+    if profiles:
+        lines += ["", f"profiles{' (computed from the results)' if computed else ''}:"]
+        lines += render(PROFILES, profiles, width)
     return lines + [""] + verdict_lines(report)
 
 
@@ -97,6 +119,9 @@ def markdown_summary(report: dict[str, Any]) -> str:
     ]
     lines += [f"- {x}" for x in get(report, "verdict_reasons", []) or []]
     lines += [f"- warning: {x}" for x in get(report, "warnings", []) or []]
+    profiles, _ = profile_rows(report)
+    if profiles:
+        lines += ["", *markdown(PROFILES, profiles)]
     lines += ["", *markdown(CHECKS, results), ""]
     shared = shared_setup_line(results)
     lines += [shared, ""] if shared else []

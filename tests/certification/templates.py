@@ -8,21 +8,24 @@ from pathlib import Path
 from typing import Any
 
 from conformance.checks import all_checks
-from conformance.report import SCHEMA, seal, summarize, verdict
+from conformance.report import SCHEMA, profile_verdicts, seal, summarize, verdict
 from conformance.version import REPORT_SCHEMA_VERSION, SUITE_VERSION
 
 
 def finish(report: dict[str, Any]) -> dict[str, Any]:
-    """Recomputes summary, verdict, reasons and warnings from the results, and seals: a forger's last step."""
+    """Recomputes summary, verdict, reasons, warnings and profiles from the results, and seals: a forger's
+    last step."""
     report = {k: v for k, v in report.items() if k != "content_sha256"}
     certify = report["mode"] == "certify"
-    text, reasons, warnings = verdict(report["results"], certify, report["backend"]["capabilities"])
+    capabilities = report["backend"]["capabilities"]
+    text, reasons, warnings = verdict(report["results"], certify, capabilities)
     report.update(
         summary=summarize(report["results"]),
         verdict=text,
         verdict_reasons=reasons,
         warnings=warnings,
         certified=text == "certified",
+        profiles=profile_verdicts(report["results"], certify, capabilities),
     )
     return seal(report)
 

@@ -153,11 +153,13 @@ def test_missing_file_and_directory(tmp_path):
 def test_usage_errors_are_one_line(tmp_path):
     path = tmp_path / "report.json"
     path.write_text(json.dumps(make_report()))
+    not_a_key = tmp_path / "report-start.json"  # under the size cap of a key file, and no PEM key
+    not_a_key.write_text(path.read_text()[:4000])
     for args, expected in (
         (("--require-signature",), "--require-signature needs --trusted-key"),
         (("--at", "tomorrow"), "--at 'tomorrow' is not a date"),
         (("--trusted-key", tmp_path / "missing.pem"), "cannot read key"),
-        (("--trusted-key", path), "is not a PEM public key"),
+        (("--trusted-key", not_a_key), "is not a PEM public key"),
     ):
         proc = cli("verify", path, *args)
         output = (proc.stdout + proc.stderr).strip()

@@ -1,4 +1,5 @@
-"""badge draws only from a report that verifies, and shows what was waived."""
+"""badge draws only from a report that verifies, names the profiles it certifies (else the verdict), and
+shows what was waived."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from templates import finish, make_report
 from conformance.certification.badge import badge_fields
 from conformance.checks import all_checks
 from conformance.descriptor import CAPABILITY_ABSENT
+from conformance.report import seal
+from conformance.version import SUITE_VERSION
 
 N = len(all_checks())
+MINOR = ".".join(SUITE_VERSION.split(".")[:2])  # 0.6
 
 
 def cli(*args):
@@ -41,11 +45,56 @@ def waived_report():
     return finish(report)
 
 
-def test_badge_messages_tell_certified_from_conformant_and_show_waivers():
-    assert badge_fields(make_report()) == ("executorch 1.5.1", f"certified {N}/{N}", "#2e7d32")
-    assert badge_fields(make_report("standard"))[1:] == (f"conformant {N}/{N}", "#43a047")
+def core_and_named_data_report():
+    """Certify mode: a backend that declares named data only and writes no contract header (BLOB-1,
+    BLOB-2 and RT-5 fail): not certified as a whole, but for Core and Named data."""
+    report = make_report()
+    report.pop("content_sha256")
+    report["backend"]["capabilities"] = ["named_data"]
+    for r in report["results"]:
+        if r["applies_if"] not in (None, "named_data"):
+            r.update(outcome="not_applicable", reason=CAPABILITY_ABSENT[r["applies_if"]])
+        elif r["id"] in ("BLOB-1", "BLOB-2", "RT-5"):
+            r.update(outcome="failed", reason="the blob has no contract header")
+    return finish(report)
+
+
+ALL_PROFILES = (
+    "Core + Versioned blobs + Named data + Quantized + Dynamic shapes + Composition + Stateful programs"
+)
+
+
+def test_badge_messages_name_the_certified_profiles_or_the_verdict_and_show_waivers():
+    assert badge_fields(make_report()) == (
+        f"ExecuTorch conformance {MINOR}",
+        f"{ALL_PROFILES} on executorch 1.5.1",
+        "#2e7d32",
+    )
+    assert badge_fields(make_report("standard"))[1:] == (f"conformant {N}/{N} on executorch 1.5.1", "#43a047")
     _label, message, color = badge_fields(waived_report())
-    assert message == f"conformant {N - 7}/{N}, 3 waived" and color == "#9e9d24"
+    assert message == f"conformant {N - 7}/{N}, 3 waived on executorch 1.5.1" and color == "#9e9d24"
+
+
+def test_badge_of_a_backend_certified_for_core_and_named_data():
+    report = core_and_named_data_report()
+    assert report["verdict"] == "not conformant"
+    label, message, color = badge_fields(report)
+    assert f"{label}: {message}" == f"ExecuTorch conformance {MINOR}: Core + Named data on executorch 1.5.1"
+    assert color == "#2e7d32"
+
+
+def test_badge_without_core_shows_the_verdict():
+    report = make_report()
+    report.pop("content_sha256")
+    next(r for r in report["results"] if r["id"] == "RT-3").update(outcome="failed", reason="off")
+    assert badge_fields(finish(report))[1:] == (f"not conformant {N - 1}/{N} on executorch 1.5.1", "#c62828")
+
+
+def test_badge_of_a_report_before_profiles_computes_them():
+    report = make_report()
+    report.pop("content_sha256")
+    report.pop("profiles")
+    assert badge_fields(seal(report))[1] == f"{ALL_PROFILES} on executorch 1.5.1"
 
 
 def test_badge_command_writes_from_a_verified_report(tmp_path):
@@ -53,7 +102,8 @@ def test_badge_command_writes_from_a_verified_report(tmp_path):
     proc = cli("badge", tmp_path / "report.json")
     assert proc.returncode == 0, proc.stderr
     badge = json.loads((tmp_path / "badge.json").read_text())
-    assert badge["message"] == f"conformant {N - 7}/{N}, 3 waived"
+    assert badge["message"] == f"conformant {N - 7}/{N}, 3 waived on executorch 1.5.1"
+    assert badge["label"] == f"ExecuTorch conformance {MINOR}"
     assert f"conformant {N - 7}/{N}, 3 waived" in (tmp_path / "badge.svg").read_text()
 
 
@@ -106,5 +156,6 @@ def test_badge_from_a_signed_attestation_checks_the_key(tmp_path):
     )
     assert (
         ok.returncode == 0
-        and json.loads((tmp_path / "b" / "badge.json").read_text())["message"] == f"certified {N}/{N}"
+        and json.loads((tmp_path / "b" / "badge.json").read_text())["message"]
+        == f"{ALL_PROFILES} on executorch 1.5.1"
     )

@@ -13,6 +13,7 @@ from suite_runner import PLAIN_PYTEST, results_by_id, run_suite
 
 from conformance.checks import all_checks
 from conformance.descriptor import CAPABILITY_ABSENT
+from conformance.profiles import PROFILES, certified_profiles
 from conformance.version import SUITE_VERSION
 
 
@@ -58,9 +59,19 @@ def test_junit_and_badge_are_written(certified):
     # installed from a wheel
     passed = report["summary"]["passed"]
     assert passed >= len(all_checks()) - 2
-    assert badge["schemaVersion"] == 1 and badge["message"] == f"certified {passed}/{len(all_checks())}"
+    # the badge names the profiles the run certifies: every one but Stateful programs (not claimed)
+    certified = certified_profiles(report["profiles"])
+    assert certified == [p.name for p in PROFILES if p.id != "stateful_programs"]
+    assert badge["schemaVersion"] == 1 and badge["message"].startswith(
+        " + ".join(certified) + " on executorch 1.5"
+    )
     svg = (out / "badge.svg").read_text()
-    assert svg.startswith("<svg") and "certified" in svg
+    assert svg.startswith("<svg") and "Core + Versioned blobs" in svg
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (
+        properties["profile:core"] == "certified" and properties["profile:stateful_programs"] == "not claimed"
+    )
+    assert properties["certifies"] == " + ".join(certified)
 
 
 @pytest.mark.full

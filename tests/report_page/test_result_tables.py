@@ -14,7 +14,16 @@ import pytest
 from test_report_page import Dom
 
 from conformance.results.html_report import render_page
-from conformance.results.result_tables import CHECKS, MODELS, OPERATORS, TABLES, operator_state, with_cases
+from conformance.results.result_tables import (
+    CHECKS,
+    MODELS,
+    OPERATORS,
+    PROFILES,
+    TABLES,
+    operator_state,
+    profile_rows,
+    with_cases,
+)
 from conformance.results.summary_text import summary_lines
 from conformance.results.table_text import markdown, render
 
@@ -54,6 +63,7 @@ def _html_tables(markup: str) -> dict[str, list[list[str]]]:
 def _rows_of(report: dict, table) -> list[dict]:
     return {
         CHECKS.id: report["results"],
+        PROFILES.id: profile_rows(report)[0],
         OPERATORS.id: with_cases(report["operators"]),
         MODELS.id: report["models"],
     }[table.id]
