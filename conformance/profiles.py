@@ -50,7 +50,7 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         CORE,
         "Core",
-        ("AOT", "SER", "RT-1", "RT-2", "RT-3", "RT-4", "RT-6", "STATE-1", "OPS", "PKG"),
+        ("AOT", "SER", "RT-1", "RT-2", "RT-3", "RT-4", "RT-6", "RT-8", "STATE-1", "OPS", "PKG"),
         "the backend registers, lowers, serializes, runs its samples and declared operators right, keeps "
         "a program's state across calls, fails clearly when it is missing, and installs cleanly: what "
         "every backend needs, whatever its blob format",
