@@ -50,6 +50,7 @@ CACHED_TASKS = frozenset(
         tasks.DYNAMIC_FLOW,
         tasks.COMPOSITION_FLOW,
         tasks.STATE_FLOW,
+        tasks.METHOD_FLOW,
     }
 )
 
