@@ -50,10 +50,11 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         CORE,
         "Core",
-        ("AOT", "SER", "RT-1", "RT-2", "RT-3", "RT-4", "RT-6", "RT-8", "STATE-1", "OPS", "PKG"),
-        "the backend registers, lowers, serializes, runs its samples and declared operators right, keeps "
-        "a program's state across calls, fails clearly when it is missing, and installs cleanly: what "
-        "every backend needs, whatever its blob format",
+        ("AOT", "SER", "RT-1", "RT-2", "RT-3", "RT-4", "RT-6", "RT-8", "STATE-1", "MTH-1", "OPS", "PKG"),
+        "the backend registers, lowers, serializes, runs its samples and declared operators right without "
+        "writing into its inputs, keeps a program's state across calls, runs each method of a program of "
+        "several, fails clearly when it is missing, and installs cleanly: what every backend needs, "
+        "whatever its blob format",
     ),
     Profile(
         "versioned_blobs",
@@ -65,8 +66,9 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         "named_data",
         "Named data",
-        ("NDATA",),
-        "large constants go to an external .ptd and the program runs with it, and fails clearly without it",
+        ("NDATA", "MTH-2"),
+        "large constants go to an external .ptd and the program runs with it, and fails clearly without it; "
+        "methods that share weights store them once",
     ),
     Profile(
         "quantized",
@@ -90,8 +92,7 @@ PROFILES: tuple[Profile, ...] = (
         "stateful_programs",
         "Stateful programs",
         ("STATE-2",),
-        "the delegate holds the state a program mutates (a KV cache) and keeps it as C-STATE-1 requires; "
-        "the multi-method checks (MTH) join this profile",
+        "the delegate holds the state a program mutates (a KV cache) and keeps it as C-STATE-1 requires",
     ),
 )
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from conformance.outcomes import MUST, SHOULD, CheckFailed, NotApplicable, ensure  # noqa: F401  (re-exported)
 
 #: Areas in the order the checks run and are listed.
-AREAS = ("AOT", "BLOB", "SER", "RT", "STATE", "NDATA", "OPS", "QNT", "DYN", "CMP", "PKG")
+AREAS = ("AOT", "BLOB", "SER", "RT", "STATE", "MTH", "NDATA", "OPS", "QNT", "DYN", "CMP", "PKG")
 
 
 @dataclasses.dataclass(frozen=True)

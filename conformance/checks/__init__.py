@@ -1,5 +1,5 @@
 """The contract's checks, one module per area (IDs AOT-, BLOB-, SER-, RT-,
-STATE-, NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
+STATE-, MTH-, NDATA-, OPS-, QNT-, DYN-, CMP-, PKG-), and the ordered list of all of them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from conformance.checks import (
     blob,
     composition,
     dynamic,
+    methods,
     named_data,
     operators,
     packaging,
@@ -27,6 +28,7 @@ MODULES = (
     serialization,
     runtime,
     state,
+    methods,
     named_data,
     operators,
     quantized,

@@ -51,6 +51,7 @@ CACHED_TASKS = frozenset(
         tasks.COMPOSITION_FLOW,
         tasks.STATE_FLOW,
         tasks.INPUTS_FLOW,
+        tasks.METHOD_FLOW,
     }
 )
 

@@ -47,6 +47,8 @@ LOWER_OPERATOR_BATCH = "lower_operator_batch"
 LOWER_MODEL = "lower_model"
 STATE_FLOW = "state_flow"
 INPUTS_FLOW = "inputs_flow"
+METHOD_FLOW = "method_flow"
+RUN_METHODS = "run_methods"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
 
 #: name -> Task, for every task the vendor process runs.
@@ -73,6 +75,9 @@ TASKS: dict[str, Task] = {
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
+        Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),
+        # the vendor process's runtime only: the runner on a target executes only `forward`
+        Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods"),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
     )

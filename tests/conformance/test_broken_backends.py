@@ -85,6 +85,22 @@ CASES = {
             r"executorch\.runtime was imported\)"
         ),
     ),
+    "LAST_INIT_WINS": (
+        "RT-1,RT-3,MTH",
+        "MTH-1",
+        (
+            r"execute of method 'prefill' of the two-method program \(prefill and decode\) of sample model 'mlp' "
+            r".*\(round 1, both methods loaded from one program, executed in turn\) failed"
+        ),
+    ),
+    "WEIGHTS_TWICE": (
+        "MTH",
+        "MTH-2",
+        (
+            r"the weights 'prefill' and 'decode' share are stored twice: the two-method program of sample model "
+            r"'large_mlp' .* is \d+ bytes; the single-method program \('decode' alone\) is \d+ bytes"
+        ),
+    ),
     "CLAIMS_NO_STATE": (
         "STATE",
         "STATE-2",

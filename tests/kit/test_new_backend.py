@@ -223,6 +223,15 @@ def test_the_generated_package_passes_its_tests_and_is_certified(tmp_path):
     declared = set(report["backend"]["capabilities"])
     exempt = {r["id"] for r in report["results"] if r.get("applies_if") and r["applies_if"] not in declared}
     assert set(not_passed) <= exempt, not_passed
-    assert {i.split("-")[0] for i in not_passed} <= {"NDATA", "QNT", "DYN", "CMP", "RT", "STATE"}, not_passed
+    assert {i.split("-")[0] for i in not_passed} <= {"NDATA", "QNT", "DYN", "CMP", "RT", "STATE", "MTH"}, (
+        not_passed
+    )
     assert set(not_passed.values()) == {"not_applicable"}
-    assert outcomes["RT-5"] == outcomes["OPS-2"] == outcomes["PKG-7"] == outcomes["STATE-1"] == "passed"
+    assert (
+        outcomes["RT-5"]
+        == outcomes["OPS-2"]
+        == outcomes["PKG-7"]
+        == outcomes["STATE-1"]
+        == outcomes["MTH-1"]
+        == "passed"
+    )

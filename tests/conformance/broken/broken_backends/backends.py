@@ -175,3 +175,12 @@ class BindsOnceBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program, compile_specs):
         return build_result(edge_program, compile_specs, "BindsOnceInner")
+
+
+class LastInitWinsBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/last_init_wins_backend.cpp) executes every handle with the graph of the latest init, so of two methods of one program loaded
+    together, one runs the other's."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "LastInitWinsInner")  # the runtime built in with it

@@ -16,7 +16,13 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 import broken_backends.backends  # noqa: F401  (makes the backend ids resolvable)
 from backend_kit.aot import schema_name
-from conformance.descriptor import AcceptanceRulesFile, BackendDescriptor, MutableStateSupport, SampleModel
+from conformance.descriptor import (
+    AcceptanceRulesFile,
+    BackendDescriptor,
+    MutableStateSupport,
+    NamedDataSupport,
+    SampleModel,
+)
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
 from reference_backend.ops import why_unsupported
 from reference_backend.partitioner import ReferencePartitioner
@@ -355,4 +361,27 @@ EXTRA_ID = variant("ExtraIdBackend", version="0.1.0", **_broken_library("libextr
 # leave the cache update on CPU: STATE-2 holds the declaration to what lowering shows.
 CLAIMS_NO_STATE = dataclasses.replace(
     REFERENCE, mutable_state=MutableStateSupport(make_partitioners=REFERENCE.make_partitioners)
+)
+
+# Right with one loaded method, wrong with two methods of one program loaded together: the runtime
+# executes every handle with the graph of the latest init (runtime/last_init_wins_backend.cpp).
+LAST_INIT_WINS = variant(
+    "LastInitWinsBackend",
+    version="0.1.0",
+    sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
+    named_data=None,
+    **WITHOUT_NEW_CAPABILITIES,
+    **_broken_library("liblast_init_wins_backend.so"),
+)
+
+# Declares named data, but its partitioners keep every constant inside the blobs (the reference
+# partitioners without named-data compile specs): a program of two methods sharing one module holds
+# the weights twice (MTH-2).
+WEIGHTS_TWICE = dataclasses.replace(
+    REFERENCE,
+    named_data=NamedDataSupport(
+        sample="large_mlp",
+        make_partitioners=REFERENCE.make_partitioners,
+        max_blob_bytes=REFERENCE.named_data.max_blob_bytes,
+    ),
 )
