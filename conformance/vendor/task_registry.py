@@ -45,6 +45,8 @@ DYNAMIC_FLOW = "dynamic_flow"
 COMPOSITION_FLOW = "composition_flow"
 LOWER_OPERATOR_BATCH = "lower_operator_batch"
 LOWER_MODEL = "lower_model"
+LOWER_LLM = "lower_llm"
+RUN_LLM = "run_llm"
 STATE_FLOW = "state_flow"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
 
@@ -70,6 +72,8 @@ TASKS: dict[str, Task] = {
         Task(COMPOSITION_FLOW, "conformance.vendor.capability_tasks:composition_flow"),
         Task(LOWER_OPERATOR_BATCH, "conformance.operators.tasks:lower_batch"),
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
+        Task(LOWER_LLM, "conformance.models.llm_tasks:lower_llm"),
+        Task(RUN_LLM, "conformance.models.llm_tasks:run_llm"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
