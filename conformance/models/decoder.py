@@ -4,7 +4,7 @@ The structure is that of the Llama family of language models: a token embedding,
 blocks, each an RMSNorm, grouped-query attention with rotary position embeddings (RoPE) over a
 static KV cache, a residual add, an RMSNorm, a SwiGLU MLP and a residual add; then a final RMSNorm
 and an untied linear head giving the logits of the next token. Weights are random from a fixed seed
-(the suite downloads nothing); widths are small so that it exports and lowers in seconds.
+(the suite downloads nothing); widths are small so that it exports and lowers in well under a minute.
 
 The KV cache is static, as in ExecuTorch's LLM flow: one registered buffer per layer for keys and
 one for values, ``MAX_SEQ`` positions long, zeros at first. A call writes the keys and values of its
@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 #: The seed of the weights and of the prompt.
-SEED = 20261203
+SEED = 20261207
 VOCAB, DIM, LAYERS, HEADS, KV_HEADS, HIDDEN = 256, 64, 2, 4, 2, 128
 #: Positions of the static cache, tokens of the prompt, tokens generated (one by prefill, the rest by decode).
 MAX_SEQ, PROMPT, STEPS = 64, 8, 32
@@ -53,10 +53,11 @@ def rope_tables(head_dim: int, positions: int) -> tuple[torch.Tensor, torch.Tens
 
 
 def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """RoPE on ``x`` (batch, heads, seq, head_dim), pairs of adjacent features rotated by (seq, head_dim / 2)."""
-    pairs = x.reshape(*x.shape[:-1], -1, 2)
-    even, odd = pairs[..., 0], pairs[..., 1]
-    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+    """RoPE on ``x`` (batch, heads, seq, head_dim): feature i of the first half and feature i of the second
+    half are rotated together by the angles (seq, head_dim / 2)."""
+    half = x.shape[-1] // 2
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat((first * cos - second * sin, first * sin + second * cos), dim=-1)
 
 
 class Attention(nn.Module):
@@ -78,18 +79,18 @@ class Attention(nn.Module):
     def _heads(self, x: torch.Tensor, heads: int) -> torch.Tensor:
         return x.reshape(x.shape[0], x.shape[1], heads, self.head_dim).transpose(1, 2)
 
-    def _grouped(self, kv: torch.Tensor) -> torch.Tensor:
-        """(1, KV_HEADS, T, d) -> (1, HEADS, T, d): each key/value head repeated for its group of queries."""
-        b, _, t, d = kv.shape
-        return kv[:, :, None].expand(b, KV_HEADS, HEADS // KV_HEADS, t, d).reshape(b, HEADS, t, d)
-
     def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Scaled dot-product attention of q (1, HEADS, S, d) over k, v (1, KV_HEADS, T, d); mask (S, T) True
-        where a query may see a key."""
-        scores = torch.matmul(q, self._grouped(k).transpose(-2, -1)) * self.head_dim**-0.5
-        weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
-        out = torch.matmul(weights, self._grouped(v))
-        return self.wo(out.transpose(1, 2).reshape(q.shape[0], q.shape[2], HEADS * self.head_dim))
+        where a query may see a key. Query head h reads key/value head h // (HEADS / KV_HEADS): the queries
+        of a group are stacked along the sequence, so no key or value is repeated."""
+        b, _, s, d = q.shape
+        group = HEADS // KV_HEADS
+        grouped = q.reshape(b, KV_HEADS, group * s, d)
+        scores = torch.matmul(grouped, k.transpose(-2, -1)) * self.head_dim**-0.5
+        scores = scores.reshape(b, KV_HEADS, group, s, -1).masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).reshape(b, KV_HEADS, group * s, -1)
+        out = torch.matmul(weights, v).reshape(b, HEADS, s, d)
+        return self.wo(out.transpose(1, 2).reshape(b, s, HEADS * d))
 
     def forward(
         self, x: torch.Tensor, positions: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
