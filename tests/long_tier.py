@@ -110,6 +110,9 @@ CI_KEEPS: dict[str, str] = {
     "tests/operators/test_models.py::test_a_defect_only_a_model_exposes_is_reported": "models",
     "tests/operators/test_models.py::test_models_selection_is_validated": "models",
     "tests/operators/test_models.py::test_corpus_has_no_convolution_wider_than_16_channels": "models",
+    # the LLM tier: the reference backend decodes eager PyTorch's tokens, a decode without the prompt's
+    # cache is a mismatch naming the step (two lowerings of the decoder, about 150 s at load 6)
+    "tests/operators/test_llm_tier.py::": "LLM tier",
     f"{T}test_operator_crashes.py::test_a_crash_in_load_or_destroy_stops_the_operator_after_its_first_case"
     "[destroy:segv-destroy]": "an operator's crash",
     "tests/compat/test_acceptance_check.py::test_compat_reads_the_rules_the_installed_descriptor_declares": "compat",

@@ -20,6 +20,9 @@ definition of a standard one, with random weights from a fixed seed:
 - ``m5``: the M5 raw-waveform audio classifier (Dai et al. 2017): a wide strided first 1-D
   convolution, four conv-batch-norm-ReLU-max-pool stages, global average pooling over time, a
   linear classifier and log-softmax.
+- ``llm``: a decoder-only language model of the Llama family (``conformance.models.decoder``: RMSNorm,
+  RoPE, grouped-query attention over a static KV cache, SwiGLU), run by greedy decoding with a
+  ``prefill`` and a ``decode`` method (``conformance.models.llm_runner``), not by ``make()``.
 
 The widths and inputs are small so that each model exports, lowers and runs in about a second.
 Batch norms get random running statistics and affine weights, so that none is an identity.
@@ -33,6 +36,8 @@ from typing import Any
 
 import torch
 from torch import nn
+
+from conformance.models import decoder
 
 #: The seed of every model's weights and inputs.
 SEED = 20261201
@@ -280,6 +285,16 @@ MODELS: dict[str, StandardModel] = {
             "1-D convolutions over 4000 samples (stride-4 first layer), batch norm, max pooling",
             M5,
             ((1, 1, 4000),),
+        ),
+        StandardModel(
+            "llm",
+            "decoder-only LLM",
+            f"{decoder.LAYERS} Llama-style blocks of width {decoder.DIM} (RMSNorm, RoPE, {decoder.HEADS}-head "
+            f"grouped-query attention over {decoder.KV_HEADS} KV heads and a static {decoder.MAX_SEQ}-position "
+            f"KV cache, SwiGLU), vocabulary {decoder.VOCAB}; prefill of {decoder.PROMPT} tokens then greedy "
+            f"decode to {decoder.STEPS} tokens",
+            decoder.make,
+            ((1, decoder.PROMPT),),
         ),
     )
 }

@@ -240,8 +240,18 @@ def _on_cpu_or_reason(m: Any) -> str:
     if get(m, "result") in (MATCHED, NOT_DELEGATED) or not reason:
         cpu = get(m, "cpu_ops")
         by_count = sorted(cpu.items(), key=lambda kv: (-kv[1], kv[0])) if isinstance(cpu, dict) else []
-        return ", ".join(f"{str(op).removeprefix('aten::')} x{n}" for op, n in by_count) or "-"
+        ops = ", ".join(f"{str(op).removeprefix('aten::')} x{n}" for op, n in by_count) or "-"
+        matched, steps = get(m, "matched_tokens"), get(m, "steps")
+        if _number(matched) and _number(steps):  # a generating model (the LLM tier)
+            return f"{matched}/{steps} tokens as eager; on CPU: {ops}"
+        return ops
     return _text(reason)
+
+
+def _tokens_per_s(m: Any) -> str:
+    """A generating model's tokens per second (the LLM tier), '-' for the others."""
+    rate = get(m, "tokens_per_s")
+    return f"{rate:.0f}" if _number(rate) else "-"
 
 
 MODELS = Table(
@@ -258,6 +268,7 @@ MODELS = Table(
         Column(
             "max error (of tol.)", lambda m: _of_tolerance(get(m, "max_abs_error"), get(m, "tolerance_used"))
         ),
+        Column("tokens/s", _tokens_per_s, numeric=True),
         Column("result", lambda m: _text(get(m, "result")), state=model_state),
         Column("on CPU / reason", _on_cpu_or_reason, free=True),
     ),

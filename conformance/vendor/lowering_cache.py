@@ -46,6 +46,7 @@ CACHED_TASKS = frozenset(
         tasks.LOWER,
         tasks.LOWER_OPERATOR_BATCH,
         tasks.LOWER_MODEL,
+        tasks.LOWER_LLM,
         tasks.QUANTIZED_FLOW,
         tasks.DYNAMIC_FLOW,
         tasks.COMPOSITION_FLOW,

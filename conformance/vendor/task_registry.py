@@ -45,6 +45,8 @@ DYNAMIC_FLOW = "dynamic_flow"
 COMPOSITION_FLOW = "composition_flow"
 LOWER_OPERATOR_BATCH = "lower_operator_batch"
 LOWER_MODEL = "lower_model"
+LOWER_LLM = "lower_llm"
+RUN_LLM = "run_llm"
 STATE_FLOW = "state_flow"
 INPUTS_FLOW = "inputs_flow"
 METHOD_FLOW = "method_flow"
@@ -73,6 +75,8 @@ TASKS: dict[str, Task] = {
         Task(COMPOSITION_FLOW, "conformance.vendor.capability_tasks:composition_flow"),
         Task(LOWER_OPERATOR_BATCH, "conformance.operators.tasks:lower_batch"),
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
+        Task(LOWER_LLM, "conformance.models.llm_tasks:lower_llm"),
+        Task(RUN_LLM, "conformance.models.llm_tasks:run_llm"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
         Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),

@@ -135,6 +135,7 @@ def test_measure_and_table():
         "1",
         "2e-07",
         "(0.20%)",
+        "-",
         "matched",
         "mean.dim",
         "x2,",

@@ -1,0 +1,120 @@
+"""Vendor-process tasks of the LLM tier (``task_registry.LOWER_LLM`` and ``RUN_LLM``).
+
+``lower_llm`` makes the decoder of ``conformance.models.decoder``, runs greedy decoding in eager PyTorch
+(the tokens and logits to compare with), exports ``forward`` twice, as ``prefill`` (the prompt) and
+``decode`` (one token), and lowers both in one call, ``to_edge_transform_and_lower({"prefill": ...,
+"decode": ...}, partitioner=make_partitioners())``, as ExecuTorch's LLM flow does. It is pure export and
+lowering, so its result is cached (``lowering_cache``).
+
+The two methods share the KV cache. ExecuTorch 1.5.1 plans each method's mutable buffers in that method's
+own memory unless the program is made with ``MemoryPlanningPass(share_mutable_buffers=True)``: then every
+mutable buffer of one name is placed once, in a memory arena of its own (id 2) that every method of a
+loaded program reads, and the runtime gives all host-only methods of one program the same arenas. The
+suite uses it, so decoding is prefill once then decode calls, each reading what the earlier calls wrote,
+as ExecuTorch's LLM runners do with such a program. The cache's initial value (zeros) is stored in the
+program (``InitializedMutableBufferPass``), so a new load starts from it, not from whatever memory held.
+
+``run_llm`` loads the program once, both methods from it, and runs greedy decoding with the runtime's
+logits choosing each next token; it returns the tokens, the logits of each step and the seconds of each
+call (a load or execute that fails is the answer's ``error`` and ``step``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.models.tasks import placement
+from conformance.vendor.vendor_bootstrap import descriptor
+from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor.vendor_records import pack, unpack
+from conformance.vendor.vendor_tasks import partitioners, require_runtime
+
+METHODS = ("prefill", "decode")
+
+
+def _cache_names(module: Any) -> list[str]:
+    return [name for name, _ in module.named_buffers() if name.endswith(("k_cache", "v_cache"))]
+
+
+def lower_llm(shared_state: bool = True) -> dict[str, Any]:
+    """Makes, runs, exports and lowers the decoder (module docstring): the program, the prompt, eager
+    PyTorch's tokens and logits, and where the operators of each method ran. ``shared_state`` False: the
+    methods keep a cache each, so decode never sees what prefill wrote (what a runtime that does not share
+    state between the methods of a program gives: the tests' broken case)."""
+    import torch
+    from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+    from executorch.exir.passes import MemoryPlanningPass
+    from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
+
+    from conformance.models import decoder
+
+    step("making the decoder and its greedy decoding in eager PyTorch")
+    with torch.no_grad():
+        module = decoder.make()
+        eager = decoder.greedy(module, module, decoder.prompt())
+    exported = {}
+    for method in METHODS:
+        step(f"torch.export.export of the decoder's {method} method")
+        try:
+            exported[method] = torch.export.export(decoder.make(), decoder.example_inputs(method))
+        except Exception as exc:  # noqa: BLE001  (not the vendor's code: the suite's model cannot be exported)
+            raise VendorError(
+                f"the suite could not export the decoder's {method}: {type(exc).__name__}: {exc}"[:2000]
+            ) from None
+    edge = vendor_call(
+        "lowering the decoder's prefill and decode methods with the backend's partitioners",
+        to_edge_transform_and_lower,
+        exported,
+        partitioner=partitioners("default"),
+    )
+    backend = descriptor().backend_id
+    placed = {method: placement(edge.exported_program(method), backend) for method in METHODS}
+    config = ExecutorchBackendConfig(
+        memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=shared_state),
+        passes=[InitializedMutableBufferPass(_cache_names(module))],
+    )
+    program = vendor_call("to_executorch() of the decoder", edge.to_executorch, config)
+    return {
+        "pte": bytes(program.buffer),
+        "prompt": pack([decoder.prompt()]),
+        "tokens": eager.tokens,
+        "logits": pack(eager.logits),
+        "methods": placed,
+    }
+
+
+def run_llm(pte: bytes, prompt: bytes, what: str) -> dict[str, Any]:
+    """Loads ``pte`` once, its prefill and decode methods, and decodes greedily from ``prompt``:
+    {'tokens', 'logits' (packed), 'seconds'} or {'error', 'step'}."""
+    from executorch.runtime import Runtime
+
+    from conformance.models import decoder
+
+    require_runtime()
+    current = f"load of {what}"
+    step(current)
+    try:
+        program = Runtime.get().load_program(pte)
+        loaded = {method: program.load_method(method) for method in METHODS}
+    except RuntimeError as exc:
+        return {"error": str(exc), "step": current}
+
+    def on_step(k: int) -> None:
+        nonlocal current
+        current = f"execute of {what}: step {k + 1}, " + (
+            "prefill of the prompt" if k == 0 else f"decode at position {decoder.PROMPT + k - 1}"
+        )
+        step(current)
+
+    def call(method: str) -> Any:
+        return lambda tokens, pos: loaded[method].execute([tokens, pos])
+
+    try:
+        run = decoder.greedy(call("prefill"), call("decode"), unpack(prompt)[0], on_step=on_step)
+    except RuntimeError as exc:
+        return {"error": str(exc), "step": current}
+    finally:
+        step(f"destroy of {what} (the loaded methods freed)")
+        loaded.clear()
+        del program
+    return {"tokens": run.tokens, "logits": pack(run.logits), "seconds": run.seconds}
