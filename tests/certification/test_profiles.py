@@ -62,8 +62,8 @@ def test_every_check_of_each_released_version_is_in_exactly_one_profile(version)
 
 
 def test_a_check_in_no_profile_or_in_two_is_named():
-    assert membership_problems(["MTH-1", "RT-3"]) == [
-        "MTH-1 is in no profile: add it to one in conformance/profiles.py"
+    assert membership_problems(["XYZ-1", "RT-3"]) == [
+        "XYZ-1 is in no profile: add it to one in conformance/profiles.py"
     ]
     twice = (Profile("a", "A", ("RT",), "r"), Profile("b", "B", ("RT-5",), "r"))
     assert membership_problems(["RT-5", "RT-4"], twice) == ["RT-5 is in 2 profiles: a, b"]
