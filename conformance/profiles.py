@@ -50,9 +50,23 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         CORE,
         "Core",
-        ("AOT", "SER", "RT-1", "RT-2", "RT-3", "RT-4", "RT-6", "RT-8", "STATE-1", "MTH-1", "OPS", "PKG"),
+        (
+            "AOT",
+            "SER",
+            "RT-1",
+            "RT-2",
+            "RT-3",
+            "RT-4",
+            "RT-6",
+            "RT-8",
+            "RT-9",
+            "STATE-1",
+            "MTH-1",
+            "OPS",
+            "PKG",
+        ),
         "the backend registers, lowers, serializes, runs its samples and declared operators right without "
-        "writing into its inputs, keeps a program's state across calls, runs each method of a program of "
+        "writing into its inputs or keeping memory per call, keeps a program's state across calls, runs each method of a program of "
         "several, fails clearly when it is missing, and installs cleanly: what every backend needs, "
         "whatever its blob format",
     ),

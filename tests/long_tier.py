@@ -23,6 +23,9 @@ CI_KEEPS: dict[str, str] = {
     f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[SCRATCHES_STATE]": "state across calls",
     f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[EXTRA_ID]": "a library registering a second id",
     f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[WRITES_INPUTS]": "a runtime writing its inputs",
+    f"{T}test_misbehaving_runtimes.py::test_a_runtime_that_keeps_memory_fails_rt9_with_the_growth[execute:leak]": (
+        "memory kept per execute"
+    ),
     # the runtime defect that only a program of two methods loaded together shows (MTH-1)
     f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[LAST_INIT_WINS]": "several methods",
     # the scoreboard's short form (XNNPACK, a few operators: 108 s) and the vendor path of the template (112 s)

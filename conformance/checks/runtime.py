@@ -20,8 +20,9 @@ from conformance.inspection.forge import rename_backend, replace_delegate_data, 
 from conformance.outcomes import CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.vendor.task_registry import INPUTS_FLOW
-from conformance.vendor.vendor_records import unpack
+from conformance.vendor.task_registry import INPUTS_FLOW, MEMORY_GROWTH
+from conformance.vendor.vendor_process import quote_log
+from conformance.vendor.vendor_records import pack, unpack
 from conformance.versions import names, names_in_range, names_release
 
 #: Rounds of RT-4, each executing every method once.
@@ -329,6 +330,74 @@ def inputs_untouched(ctx: Context) -> str:
     return (
         f"input(s) {read} of sample {name!r}, read by a delegate, were bit for bit the same after execute()"
     )
+
+
+#: RT-9's phases: executes of one loaded method, and load-execute-free cycles of its program.
+EXECUTES, CYCLES = 100, 10
+#: Growth RT-9 allows per execute and per cycle, in either count: above an allocator's noise over the whole
+#: phase (6.25 MiB over the executes, 2.5 MiB over the cycles), far below a buffer kept per call.
+EXECUTE_GROWTH_LIMIT, CYCLE_GROWTH_LIMIT = 64 << 10, 256 << 10
+
+
+@check("RT-9", "C-RT-11", "memory stays flat across executes and across load/destroy cycles")
+def memory_stays_flat(ctx: Context) -> str:
+    ctx.require_runtime()
+    if ctx.target is not None:
+        raise NotApplicable(
+            "the allocator and resident-memory counts are read in the vendor process; a target's runner "
+            "reports none (run the check without --target)"
+        )
+    name = ctx.primary
+    what = f"sample {name!r}"
+    result, log = ctx.call(
+        MEMORY_GROWTH,
+        ctx.pte(name),
+        pack(list(ctx.sample(name).inputs)),
+        what,
+        EXECUTES,
+        CYCLES,
+        what=f"executes and load cycles of {what}",
+        with_log=True,
+    )
+    if "error" in result:
+        lines = [line for line in log.splitlines() if line.strip()]
+        raise CheckFailed(f"{result['step']} failed: {result['error']}{quote_log(lines)}")
+    notes = []
+    for phase, times, unit, limit in (
+        ("executes", EXECUTES, "execute", EXECUTE_GROWTH_LIMIT),
+        ("cycles", CYCLES, "load/destroy cycle", CYCLE_GROWTH_LIMIT),
+    ):
+        before, after = result[phase]
+        for count, label in (("allocated", "allocated by the C allocator"), ("resident", "resident")):
+            if before[count] is None or after[count] is None:
+                continue
+            grown = after[count] - before[count]
+            ensure(
+                grown <= limit * times,
+                f"memory {label} grew by {_mib(grown)} over {times} {unit}s of {what}, {_kib(grown / times)} per "
+                f"{unit} (allowed: {_kib(limit)} per {unit}): the runtime keeps what "
+                + ("each execute allocates" if phase == "executes" else "init() allocates after destroy()"),
+            )
+        notes.append(
+            f"{times} {unit}s: allocated {_signed(before['allocated'], after['allocated'])}, "
+            f"resident {_signed(before['resident'], after['resident'])}"
+        )
+    return f"{what}: " + "; ".join(notes)
+
+
+def _mib(n: float) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
+
+
+def _kib(n: float) -> str:
+    return f"{n / (1 << 10):.1f} KiB"
+
+
+def _signed(before: int | None, after: int | None) -> str:
+    if before is None or after is None:
+        return "not counted (no glibc mallinfo2)"
+    grown = after - before
+    return f"{'+' if grown >= 0 else '-'}{_kib(abs(grown))}"
 
 
 def _written(given: Any, after: Any) -> str | None:

@@ -49,6 +49,7 @@ LOWER_LLM = "lower_llm"
 RUN_LLM = "run_llm"
 STATE_FLOW = "state_flow"
 INPUTS_FLOW = "inputs_flow"
+MEMORY_GROWTH = "memory_growth"
 METHOD_FLOW = "method_flow"
 RUN_METHODS = "run_methods"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
@@ -79,6 +80,8 @@ TASKS: dict[str, Task] = {
         Task(RUN_LLM, "conformance.models.llm_tasks:run_llm"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
+        # the vendor process's own counts: a target's runner reports no allocator figures
+        Task(MEMORY_GROWTH, "conformance.vendor.memory_tasks:memory_growth"),
         Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),
         # the vendor process's runtime only: the runner on a target executes only `forward`
         Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods"),

@@ -12,7 +12,10 @@ import time
 import pytest
 from suite_runner import results_by_id, run_suite
 
-SELECTED = "RT,NDATA-3"
+#: The checks each fault run selects (by id, so that a new RT check does not change what a fault meets;
+#: RT-8 and RT-9 load and execute too, and are left out to keep each run's length).
+SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "RT-7", "NDATA-3"]
+SELECTED = ",".join(SELECTED_IDS)
 #: The hang cases wait this long for each hanging check. Generous: the first check of a run also does the
 #: shared lowering within it, which takes many seconds on a loaded machine.
 TIMEOUT_S = 40
@@ -56,7 +59,6 @@ CASES = {
         for c in ("RT-3", "RT-4", "NDATA-3")
     },
 }
-SELECTED_IDS = ["RT-1", "RT-2", "RT-3", "RT-4", "RT-5", "RT-6", "RT-7", "NDATA-3"]
 #: Checks of the selection the misbehaving backend does not declare the capability of: RT-7 (its runtime
 #: has another id than the reference rules name, so it declares no acceptance rules).
 EXEMPT = {"RT-7"}
@@ -117,6 +119,39 @@ def test_fault_fails_the_checks_that_met_it(tmp_path, broken_runtime_dir, fault,
     assert badge["message"].startswith("not conformant"), badge
     # Bounded: the faulty checks' timeouts, process restarts and the rest of the run.
     assert elapsed < len(CASES[fault]) * (TIMEOUT_S + RESTART_S) + 300, elapsed
+
+
+#: Runtimes that keep memory: MISBEHAVE -> RT-9's reason (misbehaving_backend.cpp keeps 1 MiB per call).
+LEAKS = {
+    "execute:leak": (
+        r"memory allocated by the C allocator grew by 10\d\.\d MiB over 100 executes of sample 'mlp', "
+        r"10\d\d\.\d KiB per execute \(allowed: 64\.0 KiB per execute\): the runtime keeps what each execute "
+        r"allocates"
+    ),
+    "init:leak": (
+        r"memory allocated by the C allocator grew by 1\d\.\d MiB over 10 load/destroy cycles of sample "
+        r"'mlp', 10\d\d\.\d KiB per load/destroy cycle .*: the runtime keeps what init\(\) allocates after "
+        r"destroy\(\)"
+    ),
+}
+
+
+@pytest.mark.full  # a whole run per leak: CI keeps execute:leak (tests/long_tier.py)
+@pytest.mark.parametrize("fault", list(LEAKS))
+def test_a_runtime_that_keeps_memory_fails_rt9_with_the_growth(tmp_path, broken_runtime_dir, fault):
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-9",
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": fault},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert results["RT-1"]["outcome"] == "passed", results["RT-1"]
+    assert results["RT-9"]["outcome"] == "failed", results["RT-9"]
+    assert re.search(LEAKS[fault], results["RT-9"]["reason"]), results["RT-9"]["reason"]
+    assert code == 1
 
 
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):

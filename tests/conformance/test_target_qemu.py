@@ -57,7 +57,9 @@ def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path, capsy
         tmp_path, "ReferenceBackend", "--checks", "RT", "--target", url, "--runner", str(runner)
     )
     assert report is not None, output
-    assert {r["id"]: r["outcome"] for r in report["results"]} == dict.fromkeys(RT, "passed"), output
+    # RT-9 counts the vendor process's allocator, which a target's runner does not report.
+    expected = {**dict.fromkeys(RT, "passed"), "RT-9": "not_applicable"}
+    assert {r["id"]: r["outcome"] for r in report["results"]} == expected, output
     assert code == 0, output
     target = report["target"]
     assert target["transport"] == "qemu" and target["url"] == url and url.startswith("qemu-aarch64:///")

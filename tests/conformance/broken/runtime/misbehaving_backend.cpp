@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -121,6 +122,11 @@ void misbehave(const char* where) {
   } else if (std::strcmp(how, "garbage-to-fds") == 0) {  // writes junk into every open descriptor
     const char junk[] = "\x80\x04garbage that is no pickle\n";
     for (int fd = 3; fd < 64; ++fd) ::write(fd, junk, sizeof junk - 1);
+  } else if (std::strcmp(how, "leak") == 0) {  // keeps 1 MiB per call, never freed (untouched: not resident)
+    static std::mutex kept_mutex;
+    static std::vector<void*> kept;
+    std::lock_guard<std::mutex> lock(kept_mutex);
+    kept.push_back(std::malloc(1 << 20));
   } else if (std::strcmp(how, "memory-bomb") == 0) {  // allocates (and touches) until it is stopped
     for (;;) {
       auto* block = static_cast<char*>(std::malloc(64 << 20));
