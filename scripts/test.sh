@@ -24,6 +24,7 @@ export EXECUTORCH_CONFORMANCE_CACHE_DIR=${EXECUTORCH_CONFORMANCE_CACHE_DIR:-$PWD
 start=$SECONDS
 rc=0
 # worksteal: the slowest tests (whole suite runs) come last in collection order; idle workers take them over.
-.venv/bin/python -m pytest -n 2 --dist worksteal "${tier[@]}" "${args[@]}" || rc=$?
+# --durations: the 20 slowest tests at the end, so a change that slows the tier shows where.
+.venv/bin/python -m pytest -n 2 --dist worksteal --durations=20 "${tier[@]}" "${args[@]}" || rc=$?
 echo "scripts/test.sh: the $name tier took $((SECONDS - start)) s (exit code $rc)"
 exit "$rc"
