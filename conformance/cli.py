@@ -275,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="the longest a check may wait for the backend's code (default 120)",
+        help="the longest a check may wait for the backend's code (default 120); each program load "
+        "(the runtime's init()) has this long of its own, not charged to the check",
     )
     run.add_argument(
         "--memory-limit",

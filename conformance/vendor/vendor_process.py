@@ -188,6 +188,36 @@ def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
     return "; the runtime logged: " + " | ".join(shown)
 
 
+#: The steps of a task whose time is not charged to its timeout (each has the whole timeout of its own):
+#: loading a program, during which the runtime's init() runs for each delegate.
+LOAD_STEP = "load of "
+
+
+class TaskClock:
+    """A task's time, polled: what it spent outside load steps must stay within ``timeout``, and each load
+    step (``LOAD_STEP``, told apart by its text) within ``timeout`` of its own. A step shorter than one poll
+    may go unseen, and is then charged: the clock errs towards the timeout, never past it."""
+
+    def __init__(self, started: float, timeout: float) -> None:
+        self.started = started
+        self.timeout = timeout
+        self.load_s = 0.0
+        self.load: str | None = None
+        self.load_since = started
+
+    def expired(self, now: float, step: str | None) -> bool:
+        """Whether the task is past its time at ``now``, ``step`` being the last step it marked."""
+        loading = step if step is not None and step.startswith(LOAD_STEP) else None
+        if loading != self.load:
+            if self.load is not None:
+                self.load_s += now - self.load_since
+            self.load, self.load_since = loading, now
+        if self.load is not None and now - self.load_since > self.timeout:
+            return True
+        current = now - self.load_since if self.load is not None else 0.0
+        return now - self.started - self.load_s - current > self.timeout
+
+
 class VendorProcess:
     """One child process for the vendor's code, restarted after a crash or a timeout."""
 
@@ -244,9 +274,8 @@ class VendorProcess:
         log = self.scratch / f"task-{next(self._counter)}.log"
         try:
             try:
-                future = self._ensure_pool().schedule(
-                    vendor_bootstrap.run_task, args=(task, str(log), *args), timeout=timeout
-                )
+                # No pebble timeout: _result keeps the clock, which stops while the task loads a program.
+                future = self._ensure_pool().schedule(vendor_bootstrap.run_task, args=(task, str(log), *args))
             except RuntimeError:  # pebble: "Unexpected error within the Pool", see _died_idle
                 raise self._died_idle() from None
             try:
@@ -286,35 +315,49 @@ class VendorProcess:
         )
 
     def _result(self, future: concurrent.futures.Future, timeout: float, log: Path) -> Any:
-        """The task's result; the first task of a new worker also waits for its start-up (bounded).
+        """The task's result, within ``timeout`` seconds of its own time; the first task of a new worker
+        also waits for its start-up (bounded).
+
+        The clock (``TaskClock``) does not charge the time the task spends loading programs (a step named
+        "load of ...": the runtime's ``init()`` of each delegate, which compiles on many NPUs): each load has
+        ``timeout`` seconds of its own instead, so a slow ``init()`` is not a failure and a hanging one still
+        times out. Past its time the task's process is stopped and the task ends in TimeoutError.
 
         pebble reports a worker that died by a signal or with a non-zero status, but takes one that
         exited with status 0 (``os._exit(0)``, C ``exit(0)`` or ``quick_exit`` in the vendor's code) for
-        a normal end and leaves its task waiting for the timeout: so while waiting, this watches the
-        process that took the task (its pid is in the task's ``.pid`` file) and reports its exit."""
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S + timeout
+        a normal end: so while waiting, this watches the process that took the task (its pid is in the
+        task's ``.pid`` file) and reports its exit."""
+        startup_deadline = time.monotonic() + STARTUP_TIMEOUT_S + timeout
         pid: int | None = None
         started: float | None = None  # when the task was seen running
         gone_since: float | None = None
+        clock: TaskClock | None = None
+        steps = Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")
         while True:
             try:
-                return future.result(timeout=max(0.0, min(POLL_S, deadline - time.monotonic())))
+                return future.result(timeout=POLL_S)
             except concurrent.futures.TimeoutError:
-                if future.done():  # pebble's own task timeout; or the process was gone well before it
-                    if started is not None and gone_since is not None and gone_since - started < timeout - 1:
+                if future.done():  # the process was gone well before the task could end
+                    if started is not None and gone_since is not None:
                         raise pebble.ProcessExpired("exited", code=0, pid=pid) from None
                     raise
             now = time.monotonic()
-            if now >= deadline:
-                self._stop()
-                raise VendorTimedOut(
-                    f"the vendor process did not start and answer within {STARTUP_TIMEOUT_S:g} s "
-                    "(does importing the descriptor hang?)"
-                ) from None
             if pid is None:
+                if now >= startup_deadline:
+                    self._stop()
+                    raise VendorTimedOut(
+                        f"the vendor process did not start and answer within {STARTUP_TIMEOUT_S:g} s "
+                        "(does importing the descriptor hang?)"
+                    ) from None
                 pid = _task_pid(log)
-                started = now if pid is not None else None
+                if pid is not None:
+                    started = now
+                    clock = TaskClock(now, timeout)
                 continue
+            assert clock is not None
+            if clock.expired(now, _last_step(steps)):
+                self._stop()
+                raise concurrent.futures.TimeoutError
             status = _exit_status(pid)
             if status == "gone":  # reaped: pebble reports any status but 0 at once
                 gone_since = gone_since or now

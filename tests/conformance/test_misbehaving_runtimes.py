@@ -154,6 +154,35 @@ def test_a_runtime_that_keeps_memory_fails_rt9_with_the_growth(tmp_path, broken_
     assert code == 1
 
 
+#: How long each init() of the slow runtime takes, and the check timeout it is judged under: RT-4 loads the
+#: two samples twice each, 4 x SLOW_INIT_S = 60 s of init() against a 30 s timeout.
+SLOW_INIT_S, SLOW_TIMEOUT_S = 15, 30
+
+
+@pytest.mark.full  # a whole run waiting out slow inits: CI keeps it (tests/long_tier.py)
+def test_a_slow_init_is_not_charged_to_the_checks_timeout(tmp_path, broken_runtime_dir):
+    """A correct runtime whose init() takes 15 s: RT-4's four loads take longer than its whole timeout, and
+    it passes, since each load has the timeout of its own (C-RT-4, docs/contract.md)."""
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-4",
+        "--timeout",
+        str(SLOW_TIMEOUT_S),
+        env={
+            "BROKEN_RUNTIME_DIR": str(broken_runtime_dir),
+            "MISBEHAVE": "init:slow",
+            "MISBEHAVE_SLOW_S": str(SLOW_INIT_S),
+        },
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    assert results["RT-4"]["outcome"] == "passed", results["RT-4"]
+    assert results["RT-4"]["duration_s"] > 4 * SLOW_INIT_S > SLOW_TIMEOUT_S, results["RT-4"]
+    assert code == 0, output
+
+
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
     code, report, output = run_suite(
         tmp_path,

@@ -122,6 +122,9 @@ void misbehave(const char* where) {
   } else if (std::strcmp(how, "garbage-to-fds") == 0) {  // writes junk into every open descriptor
     const char junk[] = "\x80\x04garbage that is no pickle\n";
     for (int fd = 3; fd < 64; ++fd) ::write(fd, junk, sizeof junk - 1);
+  } else if (std::strcmp(how, "slow") == 0) {  // a correct init() that compiles for MISBEHAVE_SLOW_S seconds
+    const char* seconds = std::getenv("MISBEHAVE_SLOW_S");
+    std::this_thread::sleep_for(std::chrono::seconds(seconds != nullptr ? std::atoi(seconds) : 10));
   } else if (std::strcmp(how, "leak") == 0) {  // keeps 1 MiB per call, never freed (untouched: not resident)
     static std::mutex kept_mutex;
     static std::vector<void*> kept;
