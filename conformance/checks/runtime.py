@@ -252,26 +252,26 @@ def refuses_incompatible_blob(ctx: Context) -> None:
         )
 
 
-def foreign_ids(backend_id: str, load: RuntimeLoad) -> tuple[list[str], str]:
-    """The ids other than ``backend_id`` that the vendor's code registered, and since when they are counted:
-    those registered after ``executorch.runtime`` was imported (by the descriptor's module or by
-    load_runtime()), or after the descriptor's module was imported where the import was not observed (a
-    target's runner). What ExecuTorch's own import registers is ExecuTorch's, not the vendor's."""
-    if load.registered_at_import is not None:
-        since, start = "once executorch.runtime was imported", load.registered_at_import
-    else:
-        since, start = "by load_runtime()", load.registered_before
-    return [i for i in load.registered_after if i not in start and i != backend_id], since
+def foreign_ids(backend_id: str, load: RuntimeLoad) -> list[str]:
+    """The ids other than ``backend_id`` that the vendor's code registered: those registered after
+    ``executorch.runtime`` was imported (by the descriptor's module or by load_runtime()). What ExecuTorch's
+    own import registers is ExecuTorch's, not the vendor's. On a target's runner that import is not observed
+    (the runner's registry holds every library linked into it from its start), so nothing is judged there."""
+    if load.registered_at_import is None:
+        return []
+    start = load.registered_at_import
+    return [i for i in load.registered_after if i not in start and i != backend_id]
 
 
 @check("RT-6", "C-RT-6", "a program whose backend is not registered fails with NotFound naming the backend")
 def unregistered_backend(ctx: Context) -> None:
     ctx.require_runtime()
     backend_id = ctx.descriptor.backend_id
-    extra, since = foreign_ids(backend_id, ctx.runtime_load())
+    extra = foreign_ids(backend_id, ctx.runtime_load())
     ensure(
         not extra,
-        f"the backend's code registered {', '.join(repr(i) for i in extra)} besides {backend_id!r} ({since}): a "
+        f"the backend's code registered {', '.join(repr(i) for i in extra)} besides {backend_id!r} (once "
+        "executorch.runtime was imported): a "
         "program naming such an id, exported for another library, would reach this one instead of failing "
         "with NotFound; a library registers no id but its own",
     )
