@@ -38,6 +38,7 @@ def _run(args: argparse.Namespace) -> int:
         ops=args.ops,
         models=args.models,
         expectations=args.expectations,
+        previous_report=args.previous_report,
         target=args.target,
         runner=args.runner,
         command=shlex.join(["executorch-conformance", *(args.argv or [])]),
@@ -79,6 +80,13 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_DESCRIPTOR
     try:
         options.operators(prepared.descriptor)  # OptionsError naming an operator the backend does not declare
+        if options.previous_report:  # CarryOverError (a ValueError: exit 2) before any check runs
+            from conformance.certification.carry_over import read_claim
+            from conformance.version import SUITE_VERSION
+
+            read_claim(
+                options.previous_report, prepared.descriptor.backend_id, options.certify, SUITE_VERSION
+            )
         options = dataclasses.replace(options, report=str(report_dir / "report.json"), runner=runner)
         return _run_pytest(args, options, prepared, report_dir, log, output_to)
     finally:
@@ -234,6 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--expectations", help="TOML file of expected failures and not-applicable checks")
     run.add_argument(
         "--certify", action="store_true", help="forbid expected failures; all mandatory checks must pass"
+    )
+    run.add_argument(
+        "--previous-report",
+        metavar="JSON",
+        help="the report of this backend by an earlier suite release: a failure of a requirement changed "
+        "since is a warning for the rest of the minor series that changed it (docs/api-stability.md)",
     )
     run.add_argument(
         "--no-cache",

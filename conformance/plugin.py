@@ -39,6 +39,7 @@ from conformance.results.summary_text import summary_lines
 from conformance.run.run_options import OptionsError, RunOptions
 from conformance.vendor.remote_descriptor import Prepared, describe, from_info
 from conformance.vendor.vendor_process import VendorProcess
+from conformance.version import SUITE_VERSION
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
 #: The run's options, validated (``conformance.run.run_options``): their one owner, read by the run and its checks.
@@ -53,6 +54,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--et-certify", action="store_true", help="no expected failures; every mandatory check must pass"
+    )
+    group.addoption(
+        "--et-previous-report",
+        metavar="JSON",
+        help="a report of this backend by an earlier suite release: a failure of a requirement changed since "
+        "is a warning for the rest of the minor series that changed it (docs/api-stability.md)",
     )
     group.addoption(
         "--et-no-cache",
@@ -209,6 +216,19 @@ class ConformanceRun:
             self.close()
             raise pytest.UsageError(str(exc)) from None
         self.certify = options.certify
+        self.claim = None
+        if options.previous_report and not hasattr(config, "workerinput"):
+            from conformance.certification.carry_over import CarryOverError, read_claim
+
+            try:
+                self.claim = read_claim(
+                    options.previous_report, self.descriptor.backend_id, self.certify, SUITE_VERSION
+                )
+            except CarryOverError as exc:
+                self.close()
+                raise pytest.UsageError(
+                    str(exc).replace("--previous-report", options.flag("previous_report"), 1)
+                ) from None
         if self.certify and self.expectations.expected_failures:
             raise pytest.UsageError(
                 "--certify forbids expected failures, but the expectations file declares: "
@@ -434,9 +454,14 @@ class ConformanceRun:
         if exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop:
             self.interrupted = True
         self.close()
+        results = self.complete_results()
+        if self.claim is not None:
+            from conformance.certification.carry_over import carry
+
+            results = carry(results, self.claim, SUITE_VERSION)
         report = build_report(
             descriptor=self.descriptor,
-            results=self.complete_results(),
+            results=results,
             certify=self.certify,
             interrupted=self.interrupted,
             selected=self.expected_ids,
@@ -449,6 +474,7 @@ class ConformanceRun:
                 "workers": _workers(self.config),
                 **({"target": self.target_url} if self.target_url else {}),
                 **({"models": self.options.models} if self.models is not None else {}),
+                **({"previous_report": self.options.previous_report} if self.claim is not None else {}),
                 "lowering_cache": _cache_mode(self.options),
                 "cached_lowerings": sum(self.cached_lowerings.values()),
             },
@@ -457,6 +483,7 @@ class ConformanceRun:
             operators=list(self.operators.values()) if self.operators else None,
             target=self.target if self.target_url else None,
             models=self.model_section(),
+            previous_report=None if self.claim is None else self.claim.to_dict(),
         )
         path = self.options.report
         self.report = write_report(report, path) if path else report.to_dict()

@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 from pathlib import Path
 from typing import Any, ClassVar
 
 from conformance.input_files import NotARegularFile, open_regular
-from conformance.outcomes import BAD, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
+from conformance.outcomes import BAD, FAILED, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.profiles import NOT_CLAIMED, PROFILES
 from conformance.results.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
@@ -40,6 +41,19 @@ def canonical_bytes(report: dict[str, Any]) -> bytes:
 
 def content_hash(report: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_bytes(report)).hexdigest()
+
+
+def json_numbers(value: Any) -> Any:
+    """``value`` with every infinite or NaN float replaced by None: JSON has neither, and ``verify`` reads a
+    report as strict JSON. A row that records a non-finite error (an output that is NaN where eager
+    PyTorch's is not) says so in its reason."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_numbers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_numbers(v) for v in value]
+    return value
 
 
 def seal(report: dict[str, Any]) -> dict[str, Any]:
@@ -78,13 +92,22 @@ def verdict(
     certify mode so does any MUST check that did not pass, except a conditional
     one (``applies_if``) whose capability the backend does not declare. An
     interrupted run or one with no results is never conformant. SHOULD checks
-    that do not pass are warnings. Checks failed by one cause (the same reason)
+    that do not pass are warnings, and so are MUST failures a previous claim
+    carries over (``carried_over``, conformance/certification/carry_over.py). Checks failed by one cause (the same reason)
     are named together in one reason.
     """
     causes: dict[tuple[str, str], list[str]] = {}
     warnings = []
     for r in results:
         bad = r["outcome"] in BAD
+        carried = r.get("carried_over")
+        if bad and carried and r["outcome"] == FAILED and r["level"] == MUST:
+            warnings.append(
+                f"{r['id']} failed, carried over from suite {carried['from']} ({carried['what']}; "
+                f"{carried['change']} in {carried['since']}, a failure from suite {carried['failure_from']}): "
+                f"{r['reason']}"
+            )
+            continue
         if r["level"] != MUST:
             if bad:
                 warnings.append(f"{r['id']} ({r['level']}) {r['outcome']}: {r['reason']}")
@@ -312,14 +335,19 @@ class Result:
     shared_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     absent: frozenset[str] = frozenset()
+    #: a failure a previous claim carries over (from suite 0.6.0; conformance/certification/carry_over.py):
+    #: from, change, since, failure_from, what. Written only when set.
+    carried_over: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in json_fields(Result) if k not in self.absent}
+        if self.carried_over is None:
+            out.pop("carried_over", None)
         return {**out, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        optional = ("applies_if", "duration_s", "shared_s")
+        optional = ("applies_if", "duration_s", "shared_s", "carried_over")
         return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 
@@ -411,6 +439,8 @@ class Report:
     #: the verdict of each profile (``profile_verdicts``); None: a report before 0.6.0 (computed from results).
     #: Last, so that a Report built with positional arguments keeps working (docs/api-stability.md).
     profiles: list[dict[str, Any]] | None = None
+    #: the claim of ``--previous-report`` (conformance/certification/carry_over.py), from suite 0.6.0
+    previous_report: dict[str, Any] | None = None
 
     #: the fields written only when set (null is not a value any of them takes)
     OPTIONAL: ClassVar[tuple[str, ...]] = (
@@ -423,6 +453,7 @@ class Report:
         "models",
         "deprecations",
         "profiles",
+        "previous_report",
         "content_sha256",
     )
 
@@ -542,13 +573,14 @@ def build_report(
     operators: list[dict[str, Any]] | None = None,
     target: dict[str, Any] | None = None,
     models: list[dict[str, Any]] | None = None,
+    previous_report: dict[str, Any] | None = None,
 ) -> Report:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
     ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
     runner's libraries there), reported as the ``target`` section when given. ``models``: the rows of the
     model tier (``--et-models``), reported as the ``models`` section when given; they never change the
-    verdict."""
+    verdict. ``previous_report``: the claim that ``results`` carried over (``Claim.to_dict``)."""
     import datetime
     import platform
     import shlex
@@ -595,13 +627,14 @@ def build_report(
         models=models,
         deprecations=list(descriptor.deprecations()) or None,
         profiles=profile_verdicts(results, certify, capabilities, interrupted),
+        previous_report=previous_report,
     )
 
 
 def write_report(report: Report | dict[str, Any], path: str | Path) -> dict[str, Any]:
-    """Seals ``report`` and writes it to ``path`` (sorted keys, an indent of 2, a final newline); the sealed
-    JSON object."""
-    sealed = seal(report.to_dict() if isinstance(report, Report) else report)
+    """Seals ``report`` (its numbers made JSON's: ``json_numbers``) and writes it to ``path`` (sorted keys,
+    an indent of 2, a final newline); the sealed JSON object."""
+    sealed = seal(json_numbers(report.to_dict() if isinstance(report, Report) else report))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(sealed, indent=2, sort_keys=True) + "\n")
+    Path(path).write_text(json.dumps(sealed, indent=2, sort_keys=True, allow_nan=False) + "\n")
     return sealed

@@ -27,6 +27,7 @@ CI_KEEPS: dict[str, str] = {
         "memory kept per execute"
     ),
     f"{T}test_misbehaving_runtimes.py::test_a_slow_init_is_not_charged_to_the_checks_timeout": "slow init()",
+    f"{T}test_carried_claims.py::test_a_claim_of_0_5_0_carries_over_what_0_6_0_made_stricter": "a claim carries over",
     # the runtime defect that only a program of two methods loaded together shows (MTH-1)
     f"{T}test_broken_backends.py::test_defect_is_caught_by_the_right_check[LAST_INIT_WINS]": "several methods",
     # the scoreboard's short form (XNNPACK, a few operators: 108 s) and the vendor path of the template (112 s)

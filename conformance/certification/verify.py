@@ -266,6 +266,7 @@ def check_report(
     problems += _summary_problems(parsed.summary, results)
     problems += _applicability_problems(report, release, capabilities)
     problems += _operator_problems(report, release)
+    problems += _carry_over_problems(parsed, released)
     if schema_version >= 2:
         problems += _selection_problems(report, release, certify)
         problems += _target_problems(report)
@@ -413,6 +414,50 @@ def _result_problems(results: list[dict[str, Any]], release) -> list[str]:
     order = [r["id"] for r in results if r["id"] in release.checks]
     if order != [i for i in release.check_ids if i in set(order)]:
         problems.append(f"results are not in check order (suite {v} runs {', '.join(release.check_ids)})")
+    return problems
+
+
+def _carry_over_problems(parsed: Report, released: dict) -> list[str]:
+    """What is wrong with the failures a report says a previous claim carries over: each must be a MUST
+    failure, the report must name the claim (``previous_report``), and the released check lists must give
+    the same change of the check's requirement after the claim's release, within the report's minor
+    series (conformance/requirement_changes.py)."""
+    from conformance.requirement_changes import grace
+
+    problems: list[str] = []
+    claim = parsed.previous_report
+    claimed_in = claim.get("suite_version") if isinstance(claim, dict) else None
+    if claim is not None and claimed_in not in released:
+        problems.append(f"previous_report is of suite {claimed_in!r}, which was never released")
+        claimed_in = None
+    for i, r in enumerate(parsed.results):
+        note = r.carried_over
+        if note is None:
+            continue
+        where = f"results[{i}] ({r.id}): carried_over"
+        if r.outcome != FAILED or r.level != MUST:
+            problems.append(
+                f"{where} on a {r.level} check whose outcome is {r.outcome}: only a MUST failure carries over"
+            )
+            continue
+        if claimed_in is None or note.get("from") != claimed_in:
+            problems.append(
+                f"{where} is from suite {note.get('from')!r}, but the report names "
+                + (f"a claim of suite {claimed_in}" if claimed_in else "no released claim (previous_report)")
+            )
+            continue
+        change = grace(r.id, claimed_in, released, parsed.suite_version)
+        given = (note.get("change"), note.get("since"), note.get("failure_from"))
+        if change is None or given != (change.kind, change.since, change.failure_from):
+            found = (
+                "no change in this minor series"
+                if change is None
+                else (f"{change.kind} in {change.since}, a failure from {change.failure_from}")
+            )
+            problems.append(
+                f"{where} says {given[0]} in {given[1]}, a failure from {given[2]}; the released check lists "
+                f"give {found} for {r.id} after suite {claimed_in}: the failure does not carry over"
+            )
     return problems
 
 

@@ -11,14 +11,13 @@ second, and where the operators of each method ran. It never raises for what the
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 from conformance.context import Context
 from conformance.models.architectures import MODELS
 from conformance.models.decoder import PROMPT, STEPS
 from conformance.models.results import LOWERING_FAILED, MATCHED, MISMATCH, NOT_DELEGATED, RUN_FAILED
-from conformance.models.runner import measure, new_row
+from conformance.models.runner import NOTHING_DELEGATED, measure, new_row, timed
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.probes import assert_outputs_close
 from conformance.vendor.task_registry import LOWER_LLM, RUN_LLM
@@ -45,12 +44,7 @@ def llm_result(ctx: Context, shared_state: bool = True) -> dict[str, Any]:
         decode_tokens_per_s=None,
         methods=None,
     )
-    started = time.monotonic()
-    try:
-        _fill(ctx, row, shared_state)
-    finally:
-        row["duration_s"] = round(time.monotonic() - started, 3)
-    return row
+    return timed(row, lambda: _fill(ctx, row, shared_state))
 
 
 def _place(row: dict[str, Any], methods: dict[str, dict[str, Any]]) -> None:
@@ -78,10 +72,7 @@ def _fill(ctx: Context, row: dict[str, Any], shared_state: bool) -> None:
     _place(row, lowered["methods"])
     row["expected_tokens"] = lowered["tokens"]
     if not row["delegated_nodes"]:
-        row["result"] = NOT_DELEGATED
-        row["reason"] = (
-            "no operator node was delegated to the backend: the program would run on ExecuTorch's CPU kernels only"
-        )
+        row["result"], row["reason"] = NOT_DELEGATED, NOTHING_DELEGATED
         return
     if ctx.target is not None:
         row["reason"] = "not run: the LLM tier decodes in the vendor process of this host, not on a target"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from conformance.context import Context
@@ -106,16 +107,28 @@ def measure(
     return worst, used, problem
 
 
+#: The reason of a model row whose program has no delegated operator node.
+NOTHING_DELEGATED = (
+    "no operator node was delegated to the backend: the program would run on ExecuTorch's CPU kernels only"
+)
+
+
+def timed(row: dict[str, Any], fill: Callable[[], None]) -> dict[str, Any]:
+    """``row`` once ``fill()`` has filled it in, with the seconds that took as ``duration_s`` (also when
+    ``fill`` raises): the one way a model tier row is timed."""
+    started = time.monotonic()
+    try:
+        fill()
+    finally:
+        row["duration_s"] = round(time.monotonic() - started, 3)
+    return row
+
+
 def model_result(ctx: Context, name: str) -> dict[str, Any]:
     """The row of model ``name``; never raises for what the backend did."""
     model = MODELS[name]
     row = new_row(model)
-    started = time.monotonic()
-    try:
-        _fill(ctx, model, row)
-    finally:
-        row["duration_s"] = round(time.monotonic() - started, 3)
-    return row
+    return timed(row, lambda: _fill(ctx, model, row))
 
 
 def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
@@ -131,10 +144,7 @@ def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
         round(lowered["delegated_nodes"] / lowered["nodes"], 4) if lowered["nodes"] else 0.0
     )
     if not lowered["delegated_nodes"]:
-        row["result"] = NOT_DELEGATED
-        row["reason"] = (
-            "no operator node was delegated to the backend: the program would run on ExecuTorch's CPU kernels only"
-        )
+        row["result"], row["reason"] = NOT_DELEGATED, NOTHING_DELEGATED
         return
     try:
         actual = ctx.execute(lowered["pte"], unpack(lowered["inputs"]), f"model {name!r}")

@@ -8,6 +8,9 @@ committed with the release. Each holds:
 ``released``               the release date (``YYYY-MM-DD``)
 ``valid_until``            the last day on which ``verify`` accepts its reports
 ``checks``                 every check of that version: id, clause, level, title, applies_if
+``tightenings``            (from 0.6.0) the checks this version made stricter: check, since, what
+                           (``conformance.requirement_changes``; a check the version adds is new by
+                           its absence from the earlier lists)
 ``operator_cases``         (from 0.3.0) per corpus operator and dtype, how many cases the OPS checks
                            run: ``[without the dynamic-shape cases, with them]`` (those run only for an
                            operator declared dynamic); ``verify`` compares the report's ``operators``
@@ -31,6 +34,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.requirement_changes import TIGHTENED, Tightening
+
 HERE = Path(__file__).parent
 CHECK_FIELDS = ("id", "clause", "level", "title", "applies_if")
 
@@ -45,6 +50,8 @@ class Release:
     checks: dict[str, dict[str, Any]]
     #: operator -> dtype -> (cases without dynamic shapes, all cases); None when the file has none
     operator_cases: dict[str, dict[str, tuple[int, int]]] | None = None
+    #: the checks this version made stricter (none recorded before 0.6.0)
+    tightenings: tuple[Tightening, ...] = ()
 
     @property
     def check_ids(self) -> list[str]:
@@ -67,6 +74,7 @@ def _parse(data: dict[str, Any]) -> Release:
             if "operator_cases" in data
             else None
         ),
+        tightenings=tuple(Tightening(**t) for t in data.get("tightenings", ())),
     )
 
 
@@ -112,5 +120,6 @@ def release_data(released: str, valid_until: str) -> dict[str, Any]:
         "released": released,
         "valid_until": valid_until,
         "checks": registry_checks(),
+        "tightenings": [t.to_dict() for t in TIGHTENED if t.since == SUITE_VERSION],
         "operator_cases": corpus_case_counts(),
     }

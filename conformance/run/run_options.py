@@ -36,6 +36,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "runner": ("--runner", "--et-runner"),
     "report": ("--report-dir", "--et-report"),
     "command": ("", "--et-command"),
+    "previous_report": ("--previous-report", "--et-previous-report"),
 }
 #: The largest memory limit accepted, in GiB (a mebi-GiB: beyond any machine, and within RLIMIT_DATA).
 MAX_MEMORY_GB = float(1 << 20)
@@ -63,6 +64,9 @@ class RunOptions:
     command: str | None = None
     #: lower everything, neither reading nor writing the lowering cache (conformance.vendor.lowering_cache)
     no_cache: bool = False
+    #: the report of an earlier release whose claim carries over changed requirements
+    #: (conformance/certification/carry_over.py)
+    previous_report: str | None = None
     #: which entry point's spelling the messages use
     entry: Entry = "pytest"
     #: the check IDs and areas ``checks`` selects (None: all); derived
@@ -136,7 +140,17 @@ class RunOptions:
     def pytest_args(self) -> list[str]:
         """These options as the plugin's command-line options (what ``executorch-conformance run`` passes)."""
         args = ["--et-backend", self.backend, "--et-timeout", repr(self.timeout)]
-        for option in ("report", "command", "expectations", "checks", "ops", "models", "target", "runner"):
+        for option in (
+            "report",
+            "command",
+            "expectations",
+            "checks",
+            "ops",
+            "models",
+            "target",
+            "runner",
+            "previous_report",
+        ):
             value = getattr(self, option)
             if value is not None:
                 args += [FLAGS[option][1], value]

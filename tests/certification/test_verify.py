@@ -417,3 +417,25 @@ def test_an_interrupted_report_claiming_conformance_is_rejected():
     )
     typed = seal({**{k: v for k, v in report.items() if k != "content_sha256"}, "interrupted": "no"})
     assert any("field 'interrupted' is" in p for p in verify_report(typed))
+
+
+def test_a_report_whose_rows_hold_a_non_finite_error_is_written_as_json_that_verifies(tmp_path):
+    """A case whose output is NaN where eager PyTorch's is not has an infinite error: the report holds
+    null there (JSON has no Infinity), so verify reads it; its reason says what was wrong."""
+    from conformance.certification.verify import verify_file
+    from conformance.report import write_report
+
+    report = make_report()
+    from conformance.models.architectures import MODELS
+    from conformance.models.runner import new_row
+
+    row = {
+        **new_row(MODELS["m5"]),
+        "result": "mismatch",
+        "reason": "output 0 is NaN at index (0, 3) in the backend only",
+    }
+    report["models"] = [{**row, "max_abs_error": float("inf"), "tolerance_used": float("nan")}]
+    written = write_report(report, tmp_path / "report.json")
+    assert written["models"][0]["max_abs_error"] is None and written["models"][0]["tolerance_used"] is None
+    assert "Infinity" not in (tmp_path / "report.json").read_text()
+    assert verify_file(tmp_path / "report.json") == []

@@ -2,7 +2,7 @@
 """Records what a released suite version said about golden vendor descriptors: the data of
 ``suite_*/recorded.json`` next to the descriptor modules.
 
-    python tests/api/golden/record.py --commit COMMIT [--checks IDS] SPEC [SPEC ...]
+    python tests/api/golden/record.py --commit COMMIT [--checks IDS] [--path DIR] [--keep-reports DIR] SPEC ...
 
 For each SPEC ('suite_0_2_0.reference:DESCRIPTOR') it runs the suite *of that commit* (its own
 ``conformance`` package, from a temporary ``git worktree`` of the commit) against the reference backend
@@ -42,13 +42,15 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def record(commit: str, spec: str, checks: str | None, worktree: Path, tmp: Path) -> dict:
+def record(
+    commit: str, spec: str, checks: str | None, worktree: Path, tmp: Path, path: tuple[str, ...] = ()
+) -> dict:
     report_dir = tmp / "reports" / spec.replace(":", "_")
     # the command line the suite has kept since 0.2.0 (conformance.testing builds today's the same way)
     command = run_command(spec, Options(checks=checks, certify=not checks), report_dir)
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(tmp / "site"), str(worktree), str(HERE)]),
+        "PYTHONPATH": os.pathsep.join([str(tmp / "site"), str(worktree), str(HERE), *path]),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, timeout=3600)
@@ -73,7 +75,8 @@ def record(commit: str, spec: str, checks: str | None, worktree: Path, tmp: Path
     }
     report = report_dir / "report.json"
     if report.exists():
-        data = json.loads(report.read_text())
+        run["report"] = report.read_text()
+        data = json.loads(run["report"])
         run["verdict"] = data["verdict"]
         run["capabilities"] = data["backend"].get("capabilities", [])
         run["outcomes"] = {r["id"]: r["outcome"] for r in data["results"]}
@@ -88,6 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--commit", required=True)
     ap.add_argument("--checks", help="check ids or areas (default: a whole certify run)")
+    ap.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        help="a directory the descriptor modules import from (repeatable)",
+    )
+    ap.add_argument(
+        "--keep-reports",
+        metavar="DIR",
+        help="write each run's report.json as DIR/<attribute>.json instead of appending to recorded.json "
+        "(the claims of docs/api-stability.md, 'A claim carries over')",
+    )
     ap.add_argument("specs", nargs="+")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="golden-record-") as name:
@@ -98,7 +113,16 @@ def main(argv: list[str] | None = None) -> int:
         _git("worktree", "add", "--detach", str(worktree), args.commit)
         try:
             for spec in args.specs:
-                run = record(args.commit, spec, args.checks, worktree, tmp)
+                run = record(args.commit, spec, args.checks, worktree, tmp, tuple(args.path))
+                report = run.pop("report", None)
+                if args.keep_reports:
+                    if report is None:
+                        raise SystemExit(f"{spec} @ {args.commit} wrote no report: {run.get('error')}")
+                    kept = Path(args.keep_reports) / f"{spec.split(':')[1]}.json"
+                    kept.parent.mkdir(parents=True, exist_ok=True)
+                    kept.write_text(report)
+                    print(f"{spec} @ {args.commit}: {run['verdict']}, report {kept}")
+                    continue
                 run["command"] = shlex.join(
                     ["python", "tests/api/golden/record.py", "--commit", args.commit]
                     + (["--checks", args.checks] if args.checks else [])
