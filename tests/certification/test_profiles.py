@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from templates import result_rows
 
 from conformance.checks import all_checks
 from conformance.descriptor import CAPABILITY_ABSENT
@@ -29,21 +30,7 @@ EVERY_CAPABILITY = sorted({c.applies_if for c in all_checks() if c.applies_if})
 
 def results(**outcomes: str) -> list[dict[str, Any]]:
     """A result per check of the suite, passed unless ``outcomes`` names it (``RT_5="failed"``)."""
-    out = []
-    for c in all_checks():
-        outcome = outcomes.get(c.id.replace("-", "_"), "passed")
-        out.append(
-            {
-                "id": c.id,
-                "clause": c.clause,
-                "level": c.level,
-                "title": c.title,
-                "applies_if": c.applies_if,
-                "outcome": outcome,
-                "reason": "" if outcome == "passed" else f"{c.id} went wrong",
-            }
-        )
-    return out
+    return result_rows(**outcomes)
 
 
 def by_name(entries: list[dict[str, Any]]) -> dict[str, str]:

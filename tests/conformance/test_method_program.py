@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from sample_modules import FixedBatch, Scalar
 
 from conformance.checks.methods import stored_once
 from conformance.outcomes import CheckFailed
@@ -21,18 +22,6 @@ class _Linear(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.fc(x))
-
-
-class _FixedBatch(torch.nn.Module):
-    """Flattens its whole input: one row does not take the view."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(x.view(1, 12)) * 2
-
-
-class _Scalar(torch.nn.Module):
-    def forward(self, x: torch.Tensor, k: int) -> torch.Tensor:
-        return x * k
 
 
 def _parameters(program) -> dict[str, torch.Tensor]:
@@ -59,7 +48,7 @@ def test_prefill_takes_the_sequence_and_decode_one_row_of_the_same_module():
 
 def test_a_sample_that_takes_no_single_row_runs_both_methods_on_its_shapes():
     torch.manual_seed(0)
-    form, rounds, _programs = method_tasks.exported("fixed", _FixedBatch(), (torch.randn(3, 4),), None)
+    form, rounds, _programs = method_tasks.exported("fixed", FixedBatch(), (torch.randn(3, 4),), None)
     assert form == method_tasks.SAME_SHAPES
     assert {tuple(args[0].shape) for m in method_tasks.METHODS for args in rounds[m]} == {(3, 4)}
 
@@ -94,7 +83,7 @@ def test_other_weights_have_as_many_bytes_and_other_values():
 
 def test_a_sample_with_a_non_tensor_input_is_refused_by_name():
     with pytest.raises(VendorError, match=r"sample model 'scalar' has an input that is not a tensor"):
-        method_tasks.exported("scalar", _Scalar(), (torch.randn(2), 3), None)
+        method_tasks.exported("scalar", Scalar(), (torch.randn(2), 3), None)
 
 
 def _flow(shared: int, single: int, apart: int, data: int = 0) -> dict:

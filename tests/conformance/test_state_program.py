@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from sample_modules import FixedBatch, Scalar
 
 from conformance.vendor import state_tasks
 from conformance.vendor.vendor_envelope import VendorError
@@ -14,18 +15,6 @@ from conformance.vendor.vendor_envelope import VendorError
 class _Batched(torch.nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.relu(x) * y
-
-
-class _FixedBatch(torch.nn.Module):
-    """Flattens its whole input: a larger dimension 0 changes its output's shape and breaks the view."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(x.view(1, 12)) * 2
-
-
-class _Scalar(torch.nn.Module):
-    def forward(self, x: torch.Tensor, k: int) -> torch.Tensor:
-        return x * k
 
 
 def _steps(name, sample, inputs, make_inputs=None):
@@ -55,10 +44,10 @@ def test_a_batched_sample_reads_its_inputs_stacked_in_buffers():
 def test_a_sample_with_a_fixed_first_dimension_keeps_its_outputs_in_a_buffer():
     torch.manual_seed(0)
     inputs = (torch.randn(3, 4),)
-    form, module, _program, first = _steps("fixed", _FixedBatch(), inputs)
+    form, module, _program, first = _steps("fixed", FixedBatch(), inputs)
     assert form == state_tasks.OF_OUTPUTS
     assert tuple(module.state_0.shape) == (state_tasks.STEPS, 12)
-    outs = state_tasks.run_eager(state_tasks.make_program(_FixedBatch(), inputs, form), first)
+    outs = state_tasks.run_eager(state_tasks.make_program(FixedBatch(), inputs, form), first)
     # Step k's output holds every earlier step's result in its rows, zeros after it.
     last = outs[2][0]
     assert torch.allclose(last[0], (torch.sigmoid(first[0][0].view(1, 12)) * 2).reshape(-1))
@@ -83,4 +72,4 @@ def test_make_inputs_gives_the_step_inputs_when_declared():
 
 def test_a_sample_with_a_non_tensor_input_is_a_clear_error():
     with pytest.raises(VendorError, match=r"sample model 'scalar' has an input that is not a tensor"):
-        state_tasks.exported("scalar", _Scalar(), (torch.randn(2, 2), 3), None)
+        state_tasks.exported("scalar", Scalar(), (torch.randn(2, 2), 3), None)
