@@ -153,6 +153,23 @@ class MutableStateSupport:
     make_partitioners: Callable[[], Sequence[Any]] = code()
 
 
+@dataclasses.dataclass(frozen=True)
+class IncompatibleBlob:
+    """A blob in the backend's own format that claims a version its runtime cannot run, made by the
+    descriptor's ``incompatible_blobs`` hook from a blob the backend wrote (C-RT-5, RT-5).
+
+    label:      what was changed, in words ('flatbuffer identifier XN02').
+    blob:       the changed blob.
+    forged:     the version the changed blob claims, as the runtime's log line must name it ('XN02').
+    supported:  a version the runtime reads, as the log line must name it ('XN01').
+    """
+
+    label: str
+    blob: bytes
+    forged: str
+    supported: str
+
+
 def _acceptance_problem(value: Any) -> str | None:
     from conformance.compat.rules import (
         rules_problem,  # jsonschema is imported only for a descriptor that declares rules
@@ -256,6 +273,10 @@ class BackendDescriptor:
                         lowering cache's key, so a cached lowering never stands for another setting.
     mutable_state:      partitioners that claim mutated buffers (C-STATE-2); None if not declared (the
                         buffer's update is then left on CPU and STATE-1 judges the state).
+    incompatible_blobs: for a backend whose blobs carry a version of their own format instead of the
+                        contract header: called with a blob the backend wrote, returns IncompatibleBlob
+                        values, each that blob changed to claim a version the runtime cannot run; RT-5
+                        loads each and expects its refusal (C-RT-5). None: RT-5 forges the contract header.
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -283,6 +304,7 @@ class BackendDescriptor:
     mutable_state: MutableStateSupport | None = capability(
         MutableStateSupport, "partitioners claiming mutated buffers"
     )
+    incompatible_blobs: Callable[[bytes], Sequence[IncompatibleBlob]] | None = code(optional=True)
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and

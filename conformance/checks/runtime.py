@@ -20,7 +20,7 @@ from conformance.inspection.forge import rename_backend, replace_delegate_data, 
 from conformance.outcomes import CheckFailed, NotApplicable, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.vendor.task_registry import INPUTS_FLOW, MEMORY_GROWTH
+from conformance.vendor.task_registry import INCOMPATIBLE_BLOBS, INPUTS_FLOW, MEMORY_GROWTH
 from conformance.vendor.vendor_process import quote_log
 from conformance.vendor.vendor_records import pack, unpack
 from conformance.versions import names, names_in_range, names_release
@@ -166,6 +166,8 @@ class Forgery:
     forged: str
     #: a version the runtime does read, named as a token or inside a range
     supported: str
+    #: how the blob claims it, in words: its contract header, or the descriptor's hook
+    claims: str = "whose header claims"
 
 
 def forgeries(blob: bytes) -> list[Forgery]:
@@ -207,6 +209,29 @@ def forgeries(blob: bytes) -> list[Forgery]:
     ]
 
 
+def incompatible_cases(ctx: Context, blob: bytes) -> list[Forgery]:
+    """The incompatible blobs RT-5 loads: the descriptor's ``incompatible_blobs`` hook's, for a backend with a
+    versioned format of its own, else the contract header's forgeries; CheckFailed saying what to declare
+    when there is neither."""
+    if ctx.descriptor.incompatible_blobs is not None:
+        made = ctx.call(INCOMPATIBLE_BLOBS, bytes(blob), what="incompatible_blobs() of the descriptor")
+        how = "that the descriptor's incompatible_blobs() made to claim"
+        return [Forgery(c["label"], c["blob"], c["forged"], c["supported"], how) for c in made]
+    try:
+        return forgeries(blob)
+    except HeaderError as exc:
+        raise CheckFailed(
+            f"cannot forge an incompatible blob: the blob has no contract header ({exc}), and the descriptor "
+            "declares no incompatible_blobs hook to make one in the backend's own format; declare one "
+            "(docs/contract.md, C-RT-5), or write the contract header"
+        ) from None
+
+
+def _token(line: str, text: str) -> bool:
+    """Whether ``line`` names ``text`` as a whole token ('XN02' in "'XN02' != expected XN01")."""
+    return re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", line) is not None
+
+
 @check(
     "RT-5",
     "C-RT-5",
@@ -217,19 +242,14 @@ def refuses_incompatible_blob(ctx: Context) -> None:
     name = ctx.primary
     delegates = ctx.backend_delegates(name)
     ensure(bool(delegates), f"sample {name!r} has no delegate to forge")
-    try:
-        cases = forgeries(delegates[0].data)
-    except HeaderError as exc:
-        raise CheckFailed(
-            f"cannot forge an incompatible blob: the blob has no contract header ({exc})"
-        ) from None
+    cases = incompatible_cases(ctx, delegates[0].data)
     version = ctx.descriptor.version
     for case in cases:
         forged = replace_delegate_data(ctx.pte(name), delegates[0], case.blob)
         error, _, log_text = ctx.try_load(forged, f"sample {name!r} with a forged blob ({case.label})")
         if error is None:
             raise CheckFailed(
-                f"the runtime loaded a blob whose header claims {case.label}; it must refuse it with "
+                f"the runtime loaded a blob {case.claims} {case.label}; it must refuse it with "
                 "DelegateInvalidCompatibility (0x30)"
             )
         ensure(
@@ -240,8 +260,8 @@ def refuses_incompatible_blob(ctx: Context) -> None:
         lines = [
             line
             for line in log_text.splitlines()
-            if names(line, case.forged)
-            and names_in_range(line, case.supported)
+            if (names(line, case.forged) or _token(line, case.forged))
+            and (names_in_range(line, case.supported) or _token(line, case.supported))
             and names_release(line, version)
         ]
         ensure(

@@ -53,6 +53,7 @@ MEMORY_GROWTH = "memory_growth"
 METHOD_FLOW = "method_flow"
 RUN_METHODS = "run_methods"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
+INCOMPATIBLE_BLOBS = "incompatible_blobs"
 
 #: name -> Task, for every task the vendor process runs.
 TASKS: dict[str, Task] = {
@@ -80,6 +81,7 @@ TASKS: dict[str, Task] = {
         Task(RUN_LLM, "conformance.models.llm_tasks:run_llm"),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
+        Task(INCOMPATIBLE_BLOBS, "conformance.vendor.forge_tasks:incompatible_blobs"),
         # the vendor process's own counts: a target's runner reports no allocator figures
         Task(MEMORY_GROWTH, "conformance.vendor.memory_tasks:memory_growth"),
         Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),

@@ -16,15 +16,25 @@ named data of the .pte, and moving them into a .ptd takes an export-time pass
 (``executorch.exir.passes.external_constants_pass``) rather than a partitioner's compile spec, which
 ``NamedDataSupport`` cannot express. Composition (lowering next to XNNPACK) is not meaningful for
 XNNPACK itself.
+
+Its blobs carry XNNPACK's own format identifier instead of the contract header: ``incompatible_blobs``
+makes RT-5's incompatible blob in that format.
 """
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import torch
 
-from conformance.descriptor import BackendDescriptor, DynamicShapesSupport, QuantizedSupport, SampleModel
+from conformance.descriptor import (
+    BackendDescriptor,
+    DynamicShapesSupport,
+    IncompatibleBlob,
+    QuantizedSupport,
+    SampleModel,
+)
 from conformance.operators import OperatorSupport
 from scoreboard.samples import ConvNet, TokenMLP, convnet_inputs, token_dims
 from scoreboard.wheel import executorch_lib, executorch_version
@@ -44,6 +54,36 @@ def _load_runtime():
 def runtime_libraries() -> list[Path]:
     """The library that registers XnnpackBackend: the wheel's lib/libexecutorch_backend_xnnpack.so."""
     return [executorch_lib("libexecutorch_backend_xnnpack.so")]
+
+
+#: XNNPACK's blob (executorch 1.5.1): a header ("XH00" at byte 4, the flatbuffer's offset as a little-endian
+#: uint32 at byte 10), then the flatbuffer, whose file identifier (4 bytes after its root offset) names the
+#: serialization format: the runtime reads XN00 and XN01 and refuses any other with 0x30.
+_HEADER_MAGIC = b"XH00"
+_FORMATS_READ = (b"XN00", b"XN01")
+
+
+def incompatible_blobs(blob: bytes) -> list[IncompatibleBlob]:
+    """XNNPACK's own version refusal (C-RT-5): the blob with its serialization format identifier set to
+    XN02, a format after the ones this runtime reads."""
+    if blob[4:8] != _HEADER_MAGIC:
+        raise ValueError(
+            f"the blob does not start with XNNPACK's header (bytes 4-8 are {blob[4:8]!r}, not XH00)"
+        )
+    (start,) = struct.unpack_from("<I", blob, 10)
+    written = blob[start + 4 : start + 8]
+    if written not in _FORMATS_READ:
+        raise ValueError(f"the flatbuffer at byte {start} has identifier {written!r}, not XN00 or XN01")
+    forged = bytearray(blob)
+    forged[start + 4 : start + 8] = b"XN02"
+    return [
+        IncompatibleBlob(
+            f"serialization format XN02 (written: {written.decode()})",
+            bytes(forged),
+            "XN02",
+            written.decode(),
+        )
+    ]
 
 
 def _quantizer():
@@ -144,6 +184,7 @@ def descriptor(operators=None) -> BackendDescriptor:
         load_runtime=_load_runtime,
         runtime_libraries=runtime_libraries,
         registered_at_import=True,
+        incompatible_blobs=incompatible_blobs,
         quantized=QuantizedSupport("convnet", _quantizer, max_steps=1.0),
         dynamic_shapes=DynamicShapesSupport("tokens", token_dims),
         operators=OPERATORS if operators is None else operators,

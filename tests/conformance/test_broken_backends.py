@@ -25,6 +25,14 @@ CASES = {
         "RT-5",
         r"the runtime loaded a blob whose header claims blob format 2\.\d+",
     ),
+    "FORGES_ACCEPTED": (
+        "RT-1,RT-5",
+        "RT-5",
+        (
+            r"the runtime loaded a blob that the descriptor's incompatible_blobs\(\) made to claim blob format "
+            r"9\.0; it must refuse it with DelegateInvalidCompatibility \(0x30\)"
+        ),
+    ),
     "CLAIMS_NEWER_MINOR": (
         "RT-1,RT-7",
         "RT-7",

@@ -19,6 +19,7 @@ from backend_kit.aot import schema_name
 from conformance.descriptor import (
     AcceptanceRulesFile,
     BackendDescriptor,
+    IncompatibleBlob,
     MutableStateSupport,
     NamedDataSupport,
     SampleModel,
@@ -356,6 +357,22 @@ BINDS_ONCE = variant("BindsOnceBackend", version="0.1.0", **_broken_library("lib
 # Right in every program, but its library also registers the reference runtime under a generic id,
 # "GenericNpuBackend" (runtime/extra_id_backend.cpp): RT-6 names the extra id.
 EXTRA_ID = variant("ExtraIdBackend", version="0.1.0", **_broken_library("libextra_id_backend.so"))
+
+
+def _accepted_forgery(blob: bytes) -> list[IncompatibleBlob]:
+    """Says it forges a blob of a newer format, but changes only the writer's patch release in the header:
+    a blob the runtime rightly runs, so the hook proves nothing of the runtime's refusal."""
+    from backend_kit.header import decode
+    from conformance.inspection.forge import with_header_fields
+
+    major, minor, patch = decode(blob).backend_version
+    forged = with_header_fields(blob, backend_version=(major, minor, patch + 1))
+    return [IncompatibleBlob("blob format 9.0", forged, "9.0", ".".join(map(str, decode(blob).blob_format)))]
+
+
+# The reference backend with an incompatible_blobs hook whose blob is not incompatible: RT-5 fails, naming
+# the hook's label, since the runtime loads it.
+FORGES_ACCEPTED = dataclasses.replace(REFERENCE, incompatible_blobs=_accepted_forgery)
 
 # Declares partitioners that claim mutated buffers, but they are the reference partitioners, which
 # leave the cache update on CPU: STATE-2 holds the declaration to what lowering shows.
