@@ -78,7 +78,15 @@ def redact(text: str, tmp: str) -> str:
     return text
 
 
-def run_row(name: str, backend: str, out: Path, models: bool, ops: str | None, timeout: float) -> dict:
+def run_row(
+    name: str,
+    backend: str,
+    out: Path,
+    models: bool,
+    ops: str | None,
+    timeout: float,
+    checks: str | None = None,
+) -> dict:
     """One full suite run of ``backend`` into ``out``; returns its run.json record."""
     from conformance.report import seal
 
@@ -89,6 +97,8 @@ def run_row(name: str, backend: str, out: Path, models: bool, ops: str | None, t
             command += ["--models", "all"]
         if ops:
             command += ["--ops", ops]
+        if checks:
+            command += ["--checks", checks]
         argv = [sys.executable, "-m", "conformance.cli", *command[1:]]
         argv[argv.index("REPORT_DIR")] = tmp
         started = datetime.datetime.now(datetime.timezone.utc)
@@ -136,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-models", action="store_true", help="leave the model tier out")
     parser.add_argument("--ops", help="only these operators (a short form; the committed results use all)")
     parser.add_argument("--timeout", type=float, default=300.0, help="per-check timeout (default 300 s)")
+    parser.add_argument(
+        "--checks", help="only these check ids or areas (a short form; the committed results run all)"
+    )
     args = parser.parse_args(argv)
     known = rows()
     chosen: dict[str, str] = {}
@@ -153,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             "executorch-conformance is not installed in this environment (bash scripts/bootstrap.sh)"
         )
     for name, backend in chosen.items():
-        run_row(name, backend, args.results / name, not args.no_models, args.ops, args.timeout)
+        run_row(name, backend, args.results / name, not args.no_models, args.ops, args.timeout, args.checks)
     return 0
 
 

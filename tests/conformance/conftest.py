@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,10 +14,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 @pytest.fixture(scope="session")
 def broken_runtime_dir(tmp_path_factory) -> Path:
-    """The broken backends' runtime libraries, built with CMake against the installed executorch."""
+    """The broken backends' runtime libraries, built with CMake against the installed executorch: once per
+    test session, by the first xdist worker that needs them (the others wait on the lock and reuse them)."""
+    from filelock import FileLock
     from runner_build import build_broken_runtime
 
-    return build_broken_runtime(tmp_path_factory.mktemp("broken-runtime"))
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's directory: the session's is the one above it
+        shared = shared.parent
+    build, built = shared / "broken-runtime", shared / "broken-runtime.built"
+    with FileLock(str(shared / "broken-runtime.lock")):
+        if not built.exists():
+            build_broken_runtime(build)
+            built.touch()
+    return build
 
 
 @pytest.fixture(scope="session")

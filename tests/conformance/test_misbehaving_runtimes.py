@@ -155,13 +155,14 @@ def test_a_runtime_that_keeps_memory_fails_rt9_with_the_growth(tmp_path, broken_
 
 
 #: How long each init() of the slow runtime takes, and the check timeout it is judged under: RT-4 loads the
-#: two samples twice each, 4 x SLOW_INIT_S = 60 s of init() against a 30 s timeout.
-SLOW_INIT_S, SLOW_TIMEOUT_S = 15, 30
+#: two samples twice each, 4 x SLOW_INIT_S = 32 s of init() against a 20 s timeout, which still leaves the
+#: check's own work (executing and comparing) 20 s on a loaded machine.
+SLOW_INIT_S, SLOW_TIMEOUT_S = 8, 20
 
 
 @pytest.mark.full  # a whole run waiting out slow inits: CI keeps it (tests/long_tier.py)
 def test_a_slow_init_is_not_charged_to_the_checks_timeout(tmp_path, broken_runtime_dir):
-    """A correct runtime whose init() takes 15 s: RT-4's four loads take longer than its whole timeout, and
+    """A correct runtime whose init() takes 8 s: RT-4's four loads take longer than its whole timeout, and
     it passes, since each load has the timeout of its own (C-RT-4, docs/contract.md)."""
     code, report, output = run_suite(
         tmp_path,

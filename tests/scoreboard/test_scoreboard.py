@@ -90,10 +90,15 @@ def test_a_malformed_triage_is_refused_naming_the_entry(tmp_path):
         render.load_triage(bad)
 
 
+#: The checks of the short form: what a real backend's row needs to show, without the slow runtime checks.
+SHORT_CHECKS = "AOT-1,AOT-2,SER,RT-1,RT-3,RT-5,OPS"
+
+
 @pytest.mark.full  # a real backend's run (XNNPACK's short form): the full tier, which CI runs
 def test_the_short_form_runs_one_backend_and_renders_it_as_a_row(tmp_path):
-    """What CI runs of the scoreboard command: XNNPACK with two operators, no model tier, then the renderer
-    over those results (a descriptor given with --row is one more row)."""
+    """What CI runs of the scoreboard command: XNNPACK with two operators, the checks of lowering,
+    serialization, registration, numerics and version refusal (RT-5 through XNNPACK's incompatible_blobs),
+    no model tier, then the renderer over those results (a descriptor given with --row is one more row)."""
     results = tmp_path / "results"
     proc = subprocess.run(
         [
@@ -103,7 +108,8 @@ def test_the_short_form_runs_one_backend_and_renders_it_as_a_row(tmp_path):
             "--row",
             "xnnpack-short=scoreboard.xnnpack.descriptor:DESCRIPTOR",
         ]
-        + ["--ops", "aten::add.Tensor,aten::relu", "--no-models", "--results", str(results)],
+        + ["--ops", "aten::add.Tensor,aten::relu", "--checks", SHORT_CHECKS, "--no-models"]
+        + ["--results", str(results)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -115,6 +121,10 @@ def test_the_short_form_runs_one_backend_and_renders_it_as_a_row(tmp_path):
         "executorch-conformance run --backend scoreboard.xnnpack.descriptor:DESCRIPTOR"
     )
     assert record["wall_s"] > 0
+    # XNNPACK refuses its own incompatible format with 0x30, in a line that names no runtime version
+    report = json.loads((results / "xnnpack-short" / "report.json").read_text())
+    rt5 = next(r for r in report["results"] if r["id"] == "RT-5")
+    assert rt5["outcome"] == "failed" and "'XN02' != expected XN00 or XN01" in rt5["reason"], rt5
     out = tmp_path / "rendered"
     proc = subprocess.run(
         [sys.executable, "-m", "scoreboard.render", "--results", str(results), "--out", str(out)],
