@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.profiles import PROFILES
 from scoreboard.run import RESULTS, ROWS, rows
 
 HERE = Path(__file__).resolve().parent
@@ -151,6 +152,17 @@ def _cell_model(row: Row, name: str, triage) -> str:
     return f"{m['result']}{fraction}{tag}"
 
 
+def _cell_profile(row: Row, profile_id: str) -> str:
+    """The row's verdict of the profile (docs/contract.md, "Profiles"): the report's, or computed from its
+    results for a report before suite 0.6.0; '-' when none of the profile's checks ran."""
+    from conformance.report import Report, json_numbers
+
+    # a report of suite 0.5.0 may hold Infinity (conformance.report.json_numbers): read as null here
+    entries = row.report.get("profiles") or Report.from_dict(json_numbers(row.report)).computed_profiles()
+    found = next((e for e in entries if e["id"] == profile_id), None)
+    return "-" if found is None else found["verdict"].upper()
+
+
 def tables(board: list[Row], triage) -> dict[str, list[list[str]]]:
     """Each table as rows of cells, its header first."""
     names = [r.name for r in board]
@@ -188,6 +200,8 @@ def tables(board: list[Row], triage) -> dict[str, list[list[str]]]:
         )
     return {
         "summary": summary,
+        "profiles": [["profile", *names]]
+        + [[p.name, *(_cell_profile(r, p.id) for r in board)] for p in PROFILES],
         "checks": [["check", *names]]
         + [[cid, *(_cell_check(r, cid, triage) for r in board)] for cid in checks],
         "operators": [["operator dtype", *names]]
@@ -249,6 +263,15 @@ def markdown(board: list[Row], triage) -> str:
         "",
         *_md_table(t["summary"]),
         "",
+        "## Backend x profile",
+        "",
+        (
+            "Each profile's verdict ([docs/contract.md](../docs/contract.md), \"Profiles\"): the suite's verdict "
+            "over the profile's checks alone; NOT CLAIMED where the backend declares none of its capabilities."
+        ),
+        "",
+        *_md_table(t["profiles"]),
+        "",
         "## Backend x check",
         "",
         *_md_table(t["checks"]),
@@ -298,6 +321,7 @@ def page(board: list[Row], triage) -> str:
     table, untriaged = triage_rows(board, triage)
     sections = [
         ("Backends", t["summary"]),
+        ("Backend x profile", t["profiles"]),
         ("Backend x check", t["checks"]),
         ("Backend x operator (cases / delegated / passed, worst error of tolerance)", t["operators"]),
         ("Backend x model", t["models"]),

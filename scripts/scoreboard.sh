@@ -2,7 +2,7 @@
 # The scoreboard (scoreboard/README.md): the suite on each real backend, every check, the full
 # operator corpus and the model tier, into scoreboard/results/, then rendered into
 # scoreboard/SCOREBOARD.md and scoreboard/scoreboard.html. Arguments go to `python -m scoreboard.run`
-# (row names, --row NAME=SPEC, --ops, --no-models, --results DIR). Full runs take minutes per row.
+# (row names, --row NAME=SPEC, --ops, --checks, --no-models, --results DIR). Full runs take minutes per row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
