@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Prove the 1.5.0 <-> 1.5.1 rows of the reference backend's ABI table by running them.
 
-    python -m abi_checks.tools.prove_table [--work DIR] [--keep-going]
+    python -m abi_checks.tools.prove_table [--work DIR] [--venv-only]
+
+``--venv-only`` does step 1 and stops: it needs no .venv of this project, so CI makes the venv in the
+background while bootstrap runs, and the proof then only builds and runs.
 
 1. Creates DIR/venv-1.5.0 (default DIR: build/abi-work in the repository, or $ET_ABI_WORK) with ``python3.11 -m venv`` and
    ``pip install torch==2.13.0 executorch==1.5.0`` unless it already has executorch 1.5.0.
@@ -152,10 +155,14 @@ def describe(label: str, res: dict, prediction: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="where the 1.5.0 venv and build go")
+    ap.add_argument("--venv-only", action="store_true", help="make the 1.5.0 venv and stop")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     venv_old = args.work / f"venv-{OLD_RELEASE}"
     ensure_venv(venv_old)
+    if args.venv_only:
+        print(f"prove_table: {venv_old} has executorch {OLD_RELEASE} ({time.monotonic() - t0:.0f} s)")
+        return 0
     lib_new = site_packages(MAIN_VENV) / "reference_backend/lib" / LIB_NAME
     if not lib_new.exists():
         raise SystemExit(f"{lib_new} is missing: run scripts/bootstrap.sh first")
