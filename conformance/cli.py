@@ -80,20 +80,26 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_DESCRIPTOR
     try:
         options.operators(prepared.descriptor)  # OptionsError naming an operator the backend does not declare
+        handed: list[object] = [prepared]
         if options.previous_report:  # CarryOverError (a ValueError: exit 2) before any check runs
-            from conformance.certification.carry_over import read_claim
+            from conformance.certification.carry_over import HandedClaim, read_claim
             from conformance.version import SUITE_VERSION
 
-            read_claim(
+            claim = read_claim(
                 options.previous_report, prepared.descriptor.backend_id, options.certify, SUITE_VERSION
             )
+            handed.append(HandedClaim(options.previous_report, claim))
         options = dataclasses.replace(options, report=str(report_dir / "report.json"), runner=runner)
-        return _run_pytest(args, options, prepared, report_dir, log, output_to)
+        return _run_pytest(args, options, handed, report_dir, log, output_to)
     finally:
         prepared.discard()
 
 
-def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, log: Path, output_to) -> int:
+def _run_pytest(
+    args: argparse.Namespace, options, handed: list[object], report_dir: Path, log: Path, output_to
+) -> int:
+    """Runs the suite's pytest session in this process; ``handed``: the plugin objects the run takes over
+    (the vendor process that described the backend, the claim already read)."""
     import pytest
 
     report_path = report_dir / "report.json"
@@ -124,7 +130,7 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
     if args.workers != 1:
         pytest_args += ["-p", "xdist.plugin", "-n", str(args.workers)]
     if args.verbose:
-        code = pytest.main(pytest_args, plugins=[prepared])
+        code = pytest.main(pytest_args, plugins=handed)
     else:  # quiet: progress and the table on the terminal, everything else in output.log
         import io
 
@@ -133,7 +139,7 @@ def _run_pytest(args: argparse.Namespace, options, prepared, report_dir: Path, l
         console = Console(io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), write_through=True, errors="replace"))
         pytest_args += ["--tb=short", "-p", "no:cacheprovider"]
         with output_to(log):
-            code = pytest.main(pytest_args, plugins=[prepared, NamedPlugin(console, "et-console")])
+            code = pytest.main(pytest_args, plugins=[*handed, NamedPlugin(console, "et-console")])
     if not report_path.exists() and code == pytest.ExitCode.INTERRUPTED:
         print(
             "executorch-conformance run: interrupted before the checks started; no report or badge was written",

@@ -218,17 +218,21 @@ class ConformanceRun:
         self.certify = options.certify
         self.claim = None
         if options.previous_report and not hasattr(config, "workerinput"):
-            from conformance.certification.carry_over import CarryOverError, read_claim
+            from conformance.certification.carry_over import CarryOverError, HandedClaim, read_claim
 
+            self.claim = HandedClaim.find(config.pluginmanager.get_plugins(), options.previous_report)
             try:
-                self.claim = read_claim(
-                    options.previous_report, self.descriptor.backend_id, self.certify, SUITE_VERSION
-                )
+                if self.claim is None:
+                    self.claim = read_claim(
+                        options.previous_report,
+                        self.descriptor.backend_id,
+                        self.certify,
+                        SUITE_VERSION,
+                        options.flag("previous_report"),
+                    )
             except CarryOverError as exc:
                 self.close()
-                raise pytest.UsageError(
-                    str(exc).replace("--previous-report", options.flag("previous_report"), 1)
-                ) from None
+                raise pytest.UsageError(str(exc)) from None
         if self.certify and self.expectations.expected_failures:
             raise pytest.UsageError(
                 "--certify forbids expected failures, but the expectations file declares: "

@@ -59,14 +59,31 @@ class Claim:
         }
 
 
-def read_claim(path: str | Path, backend_id: str, certify: bool, current: str) -> Claim:
+@dataclasses.dataclass(frozen=True)
+class HandedClaim:
+    """A claim ``executorch-conformance run`` has read (before any check runs), handed to the run it starts
+    in the same process as a plugin object of ``pytest.main``, so that the report is read and verified
+    once; the plugin reads the report itself when nothing was handed (a plain pytest run)."""
+
+    path: str
+    claim: Claim
+
+    @staticmethod
+    def find(plugins: Any, path: str) -> Claim | None:
+        """The claim handed for ``path`` among ``plugins``, or None."""
+        return next((p.claim for p in plugins if isinstance(p, HandedClaim) and p.path == path), None)
+
+
+def read_claim(
+    path: str | Path, backend_id: str, certify: bool, current: str, flag: str = "--previous-report"
+) -> Claim:
     """The claim of the report at ``path`` for a run of ``backend_id`` by suite ``current``;
-    CarryOverError when it cannot be one."""
+    CarryOverError when it cannot be one, naming the option as the user spelled it (``flag``)."""
     from conformance.certification.verify import Unreadable, check_report, read_json
     from conformance.released import releases
     from conformance.report import file_sha256
 
-    where = f"--previous-report: the previous report {path}"
+    where = f"{flag}: the previous report {path}"
     try:
         data = read_json(path)
     except Unreadable as exc:
@@ -87,7 +104,7 @@ def read_claim(path: str | Path, backend_id: str, certify: bool, current: str) -
     if release_numbers(version) >= release_numbers(current):
         raise CarryOverError(
             f"{where} was written by suite {version}, not by a release before this suite {current}: "
-            "nothing of it carries over; run without --previous-report"
+            f"nothing of it carries over; run without {flag}"
         )
     if certify and data["verdict"] != "certified":
         raise CarryOverError(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from templates import EARLIER, finish, make_report, real_report
 
-from conformance.certification.carry_over import CarryOverError, Claim, carried, read_claim
+from conformance.certification.carry_over import CarryOverError, Claim, HandedClaim, carried, read_claim
 from conformance.certification.verify import check_report
 from conformance.released import releases
 from conformance.report import verdict, write_report
@@ -197,3 +197,21 @@ def test_a_previous_report_that_cannot_be_a_claim_is_refused_with_the_reason(tmp
     assert read_claim(STANDARD_0_5_0, "ReferenceBackend", False, SUITE_VERSION).verdict == "conformant"
     with pytest.raises(CarryOverError, match="a certify run carries over only a certified report"):
         read_claim(STANDARD_0_5_0, "ReferenceBackend", True, SUITE_VERSION)
+
+
+def test_a_refusal_names_the_option_as_the_user_spelled_it():
+    """Under plain pytest the option is --et-previous-report: the message says that, not the CLI's name."""
+    with pytest.raises(CarryOverError) as caught:
+        read_claim(CERTIFIED_0_5_0, "OtherBackend", True, SUITE_VERSION, "--et-previous-report")
+    assert str(caught.value).startswith("--et-previous-report: the previous report "), str(caught.value)
+    assert "--previous-report:" not in str(caught.value).replace("--et-previous-report", "")
+
+
+def test_a_claim_the_cli_read_is_handed_to_its_run_for_that_report_only():
+    """executorch-conformance run reads and verifies the previous report before any check runs, and hands
+    the claim to the pytest run it starts: the plugin takes it for the same path and reads nothing again."""
+    claim = read_claim(CERTIFIED_0_5_0, "ReferenceBackend", True, SUITE_VERSION)
+    plugins = [object(), HandedClaim(str(CERTIFIED_0_5_0), claim)]
+    assert HandedClaim.find(plugins, str(CERTIFIED_0_5_0)) is claim
+    assert HandedClaim.find(plugins, str(STANDARD_0_5_0)) is None  # another report: the plugin reads it
+    assert HandedClaim.find([object()], str(CERTIFIED_0_5_0)) is None
