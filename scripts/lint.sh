@@ -5,6 +5,7 @@
 #   mypy                conformance/, kit/backend_kit, abi_checks/, matrix/ ([tool.mypy] in pyproject.toml)
 #   clang-format        the project's C++ (.clang-format), every tracked .cpp/.h
 #   vendor API          the suite's own vendor API against its snapshots (abi_checks/tools/suite_api.py)
+#   commit messages     gitlint (.gitlint, CONTRIBUTING.md "Commits") on every commit after MESSAGES_SINCE
 # Each failing step says how to fix it; all steps run, and the exit code is 1 if any failed.
 #
 #   bash scripts/lint.sh         check
@@ -82,6 +83,20 @@ fi
 
 step "vendor API" "if the change is meant, run: $PYTHON -m abi_checks.tools.suite_api snapshot and commit it; a break needs a deprecation first and a new minor version (docs/api-stability.md)" \
   "$PYTHON" -m abi_checks.tools.suite_api check
+
+# Commit messages: every commit after MESSAGES_SINCE, the last commit made before the rules were held
+# (older history keeps its messages). Not in a git checkout, or in a shallow clone without that commit:
+# said, and not checked.
+MESSAGES_SINCE=c3611321e9
+GITLINT=$(tool gitlint)
+if [ -z "$GITLINT" ]; then
+  echo "lint: commit messages: gitlint not installed (pip install -e '.[test]'): not checked"
+elif ! git rev-parse --verify --quiet "$MESSAGES_SINCE^{commit}" >/dev/null 2>&1; then
+  echo "lint: commit messages: not a git checkout with commit $MESSAGES_SINCE: not checked"
+else
+  step "commit messages" "reword the commits gitlint names (git rebase -i, 'reword'); the rules: CONTRIBUTING.md, \"Commits\"" \
+    "$GITLINT" --config .gitlint --commits "$MESSAGES_SINCE..HEAD"
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint: failed: ${failed[*]}" >&2
