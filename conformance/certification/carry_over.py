@@ -59,7 +59,7 @@ class Claim:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # hashed by identity: pluggy keeps its plugins in a set
 class HandedClaim:
     """A claim ``executorch-conformance run`` has read (before any check runs), handed to the run it starts
     in the same process as a plugin object of ``pytest.main``, so that the report is read and verified

@@ -212,6 +212,7 @@ def test_a_claim_the_cli_read_is_handed_to_its_run_for_that_report_only():
     the claim to the pytest run it starts: the plugin takes it for the same path and reads nothing again."""
     claim = read_claim(CERTIFIED_0_5_0, "ReferenceBackend", True, SUITE_VERSION)
     plugins = [object(), HandedClaim(str(CERTIFIED_0_5_0), claim)]
+    assert len(set(plugins)) == 2  # a plugin object must hash: pluggy keeps them in a set
     assert HandedClaim.find(plugins, str(CERTIFIED_0_5_0)) is claim
     assert HandedClaim.find(plugins, str(STANDARD_0_5_0)) is None  # another report: the plugin reads it
     assert HandedClaim.find([object()], str(CERTIFIED_0_5_0)) is None
