@@ -99,4 +99,6 @@ def kill_leftovers() -> None:
 def _clean_up() -> None:
     kill_leftovers()
     multiprocessing.get_context("spawn").set_executable(sys.executable)
-    shutil.rmtree(_launchers.pop("dir"), ignore_errors=True)
+    made = _launchers.pop("dir", None)  # None: cleaned up already (the handler can be registered twice)
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
