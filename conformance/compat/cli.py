@@ -15,6 +15,7 @@ from conformance.compat.decide import Prediction, parse_backend, parse_runtime, 
 from conformance.compat.errors import CompatInputError
 from conformance.compat.lookup import find_rules
 from conformance.compat.measured import load_measured
+from conformance.compat.program import read_program
 
 EXIT_USAGE = 2
 
@@ -41,10 +42,13 @@ def _compat(args: argparse.Namespace) -> int:
     try:
         runtime = parse_runtime(args.runtime)
         specs = [parse_backend(b) for b in args.backend]
+        # The program first: a path that is no .pte is refused before the installed backends' rules are
+        # looked up, which imports their packages (seconds).
+        program = read_program(args.pte)
         measured = load_measured()
         builtin = measured.builtin_backend_ids()
         rules = find_rules([s.backend_id for s in specs if s.backend_id not in builtin], args.rules)
-        prediction = predict(args.pte, runtime, specs, rules, measured)
+        prediction = predict(program, runtime, specs, rules, measured)
     except CompatInputError as exc:
         print(f"executorch-conformance compat: {exc}", file=sys.stderr)
         return EXIT_USAGE
