@@ -35,6 +35,7 @@ CI_KEEPS: dict[str, str] = {
         "memory kept per execute"
     ),
     f"{T}test_misbehaving_runtimes.py::test_a_slow_init_is_not_charged_to_the_checks_timeout": "slow init()",
+    f"{T}test_misbehaving_runtimes.py::test_the_same_runtime_without_a_fault_passes": "the fault-free baseline",
     # a claim carried over RT-6's stricter requirement: also CI's run of a library registering a second id
     # (the EXTRA_ID case of test_broken_backends runs every RT check: --long)
     f"{T}test_carried_claims.py::test_a_claim_of_0_5_0_carries_over_what_0_6_0_made_stricter": "a claim carries over",
@@ -80,6 +81,9 @@ CI_KEEPS: dict[str, str] = {
     f"{T}test_trustworthy_verdicts.py::test_a_descriptor_module_that_crashes_exits_or_hangs_on_import_is_a_descriptor_error"
     "[hang]": "a descriptor import that hangs",
     f"{T}test_judge_startup_code.py::test_a_wheel_s_pth_runs_in_the_vendor_process_but_not_in_the_judge": "trust",
+    f"{T}test_lowering_cache.py::test_a_warm_cache_stands_for_the_lowering_and_aot5_still_lowers_twice": (
+        "a warm cache stands for a lowering"
+    ),
     f"{T}test_lowering_cache.py::test_no_cache_and_a_certify_run_never_read_the_cache": "certify never reads",
     f"{T}test_cli.py::test_expectations_mark_checks_and_certify_forbids_expected_failures": "expectations",
     # C++ applications, named data through the runner, ABI and packaging (cheap once built)

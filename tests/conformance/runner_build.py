@@ -81,7 +81,9 @@ def build_broken_runtime(build: Path) -> Path:
             "Ninja",
             f"-DCMAKE_PREFIX_PATH={next(iter(executorch.__path__))}",
             f"-DBackendKit_DIR={backend_kit.cmake_dir()}",
-            "-DCMAKE_BUILD_TYPE=Release",
+            # No optimization: the defects do not depend on it, the samples are tiny, and the build of
+            # ten libraries takes 65 s of CPU instead of 112 s (37 s wall instead of 62 s on two cores).
+            "-DCMAKE_BUILD_TYPE=",
         ],
         [tool("cmake"), "--build", str(build)],
     ):

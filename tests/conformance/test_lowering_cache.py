@@ -263,6 +263,7 @@ def lower_calls(monkeypatch):
     return calls
 
 
+@pytest.mark.full  # real lowerings in two vendor processes (CI keeps it; the default tier: the unit tests)
 def test_a_warm_cache_stands_for_the_lowering_and_aot5_still_lowers_twice(reference, tmp_path, lower_calls):
     from conformance.checks.aot import preprocess_deterministic
 
@@ -299,7 +300,7 @@ def _poison(cache_dir: Path) -> None:
         cache.put_result(address, dataclasses.replace(found[1], pte=b"poisoned"))
 
 
-@pytest.mark.full  # whole runs: the default tier keeps the warm-cache run
+@pytest.mark.full  # whole runs: CI keeps the warm-cache run
 def test_no_cache_and_a_certify_run_never_read_the_cache(reference, tmp_path, lower_calls):
     cache_dir = tmp_path / "cache"
     name = reference.sample_models[0].name
@@ -351,7 +352,7 @@ FAULTY = """
 """
 
 
-@pytest.mark.full  # whole runs: the default tier keeps the warm-cache run
+@pytest.mark.full  # whole runs: CI keeps the warm-cache run
 def test_a_fault_chosen_by_the_environment_is_not_masked(tmp_path, monkeypatch, lower_calls):
     """A backend whose lowering reads an environment variable names it in lowering_environment: a
     lowering cached without the fault never stands for one with it, nor the other way round."""

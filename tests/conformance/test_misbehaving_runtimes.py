@@ -184,6 +184,7 @@ def test_a_slow_init_is_not_charged_to_the_checks_timeout(tmp_path, broken_runti
     assert code == 0, output
 
 
+@pytest.mark.full  # a whole run without a fault (CI keeps it; the default tier keeps execute:segv)
 def test_the_same_runtime_without_a_fault_passes(tmp_path, broken_runtime_dir):
     code, report, output = run_suite(
         tmp_path,
