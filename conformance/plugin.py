@@ -221,8 +221,8 @@ class ConformanceRun:
             from conformance.certification.carry_over import CarryOverError, HandedClaim, read_claim
 
             self.claim = HandedClaim.find(config.pluginmanager.get_plugins(), options.previous_report)
-            try:
-                if self.claim is None:
+            if self.claim is None:  # plain pytest: nothing was handed, the plugin reads the report
+                try:
                     self.claim = read_claim(
                         options.previous_report,
                         self.descriptor.backend_id,
@@ -230,9 +230,9 @@ class ConformanceRun:
                         SUITE_VERSION,
                         options.flag("previous_report"),
                     )
-            except CarryOverError as exc:
-                self.close()
-                raise pytest.UsageError(str(exc)) from None
+                except CarryOverError as exc:
+                    self.close()
+                    raise pytest.UsageError(str(exc)) from None
         if self.certify and self.expectations.expected_failures:
             raise pytest.UsageError(
                 "--certify forbids expected failures, but the expectations file declares: "
