@@ -31,7 +31,7 @@ from conformance.descriptor import CAPABILITY_ABSENT, BackendDescriptor, NamedDa
 from conformance.outcomes import CheckFailed, NotApplicable, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.pte import Delegate, PteProgram, read_pte
 from conformance.targets.runtime import TargetRuntime
-from conformance.vendor import lowering_cache
+from conformance.vendor import lowering_cache, step_times
 from conformance.vendor import task_registry as tasks
 from conformance.vendor.lowering_cache import LoweringCache
 from conformance.vendor.vendor_process import VendorProcess, quote_log
@@ -219,12 +219,17 @@ class Context:
         if self.target is not None and task in tasks.TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
         process = vendor or self.vendor
-        if with_log:
-            return process.call_with_log(task, *args, what=what, timeout=timeout)
-        address = None if fresh else self._cache_address(task, args)
-        if address is None:
-            return process.call(task, *args, what=what, timeout=timeout)
-        return self._through_cache(address, lambda: process.call(task, *args, what=what, timeout=timeout))
+        before = dict(process.step_seconds)
+        try:
+            if with_log:
+                return process.call_with_log(task, *args, what=what, timeout=timeout)
+            address = None if fresh else self._cache_address(task, args)
+            if address is None:
+                return process.call(task, *args, what=what, timeout=timeout)
+            return self._through_cache(address, lambda: process.call(task, *args, what=what, timeout=timeout))
+        finally:
+            for kind, seconds in step_times.since(process.step_seconds, before).items():
+                self.record(f"{kind}_s", f"{seconds:.6f}")
 
     def _cache_address(self, task: str, args: tuple) -> str | None:
         """The lowering cache's key of ``task(*args)``, None if the call does not go through the cache."""

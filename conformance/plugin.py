@@ -382,8 +382,12 @@ class ConformanceRun:
         previous = self.results.get(check_id)
         if previous and previous["outcome"] != PASSED and outcome == PASSED:
             return  # a teardown pass does not undo a failed call
-        shared = sum(float(str(v)) for k, v in report.user_properties if k == "shared_s")
-        self.results[check_id] = self._result(check_id, outcome, reason, report.duration, shared)
+        seconds = _summed_seconds(report.user_properties)
+        shared = seconds.pop("shared_s", 0.0)
+        self.results[check_id] = {
+            **self._result(check_id, outcome, reason, report.duration, shared),
+            **{k: round(v, 3) for k, v in seconds.items()},
+        }
 
     def _result(
         self, check_id: str, outcome: str, reason: str, duration: float, shared: float = 0.0
@@ -588,6 +592,16 @@ def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
             transport.close()
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+#: The per-check seconds the run records as user properties (``Context.record``): the shared setup, and
+#: where the vendor process's time went (``conformance.vendor.step_times``).
+SECONDS_PROPERTIES = ("shared_s", "init_s", "execute_s", "lowering_s")
+
+
+def _summed_seconds(properties: list[tuple[str, object]]) -> dict[str, float]:
+    """Each of ``SECONDS_PROPERTIES`` summed over a test report's properties (0.0 when absent)."""
+    return {key: sum(float(str(v)) for k, v in properties if k == key) for key in SECONDS_PROPERTIES}
 
 
 def _check_id_of(nodeid: str) -> str | None:

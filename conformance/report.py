@@ -333,6 +333,11 @@ class Result:
     duration_s: float | None = None
     #: of duration_s, the shared setup this check did first and later checks reuse (from suite 0.5.0)
     shared_s: float | None = None
+    #: the seconds the check's vendor-process tasks spent loading programs (the runtime's init()), executing
+    #: them, and exporting and lowering (from suite 0.6.0; conformance/vendor/step_times.py)
+    init_s: float | None = None
+    execute_s: float | None = None
+    lowering_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     absent: frozenset[str] = frozenset()
     #: a failure a previous claim carries over (from suite 0.6.0; conformance/certification/carry_over.py):
@@ -347,7 +352,15 @@ class Result:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        optional = ("applies_if", "duration_s", "shared_s", "carried_over")
+        optional = (
+            "applies_if",
+            "duration_s",
+            "shared_s",
+            "init_s",
+            "execute_s",
+            "lowering_s",
+            "carried_over",
+        )
         return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
 

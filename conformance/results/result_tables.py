@@ -115,6 +115,17 @@ def _shared(r: Any) -> str:
     return f"{shared_s(r):.1f}" if shared_s(r) >= 0.05 else ""
 
 
+def _step(key: str) -> Callable[[Any], str]:
+    """The cell of a check's ``init_s`` or ``execute_s`` (conformance/vendor/step_times.py): blank under 0.05 s
+    or when the report does not say."""
+
+    def cell(r: Any) -> str:
+        value = get(r, key)
+        return f"{value:.1f}" if _number(value) and value >= 0.05 else ""
+
+    return cell
+
+
 def shared_setup_line(results: Sequence[Any]) -> str | None:
     """'shared setup: 120.5 s ...': the work done once and reused (the 'shared s' column), None when none."""
     total = sum(shared_s(r) for r in results)
@@ -139,6 +150,8 @@ CHECKS = Table(
         ),
         Column("s", _own, numeric=True),
         Column("shared s", _shared, numeric=True),
+        Column("init s", _step("init_s"), numeric=True),
+        Column("exec s", _step("execute_s"), numeric=True),
         Column("reason", lambda r: _text(get(r, "reason")), free=True),
     ),
     row_state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),

@@ -5,8 +5,10 @@ Each task runs with file descriptors 1 and 2 sent to a log file of its own, so
 that what the runtime logged survives a crash. Before each step the task
 writes the step's description to a second file of its own (``STEPS_SUFFIX``),
 which the vendor's output cannot reach, so that the parent can say in which
-step a crash or hang happened; the pid of the process that runs the task goes
-to a third (``PID_SUFFIX``), which the parent watches.
+step a crash or hang happened, and the step with its start time to a third
+(``step_times.TIMES_SUFFIX``), from which the parent tells where the time
+went; the pid of the process that runs the task goes to a fourth
+(``PID_SUFFIX``), which the parent watches.
 
 Contract of every task (``conformance.vendor.task_registry``): it returns plain data,
 or raises ``VendorError`` (a one-line message naming what failed), whatever the
@@ -19,10 +21,13 @@ import contextlib
 import os
 import pickle
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from conformance.vendor import step_times
 
 #: Where a task's step markers go: its log path with this suffix (see ``step``).
 STEPS_SUFFIX = ".steps"
@@ -38,6 +43,7 @@ class VendorError(Exception):
 
 class _Steps:
     path: str | None = None
+    times: str | None = None
 
 
 _steps = _Steps()
@@ -56,6 +62,7 @@ def run(log_path: str, call: Callable[[], Any]) -> bytes:
     os.dup2(fd, 2)
     os.close(fd)
     _steps.path = log_path + STEPS_SUFFIX
+    _steps.times = log_path + step_times.TIMES_SUFFIX
     Path(log_path + PID_SUFFIX).write_text(str(os.getpid()))
     try:
         return pickle.dumps(call())
@@ -64,7 +71,7 @@ def run(log_path: str, call: Callable[[], Any]) -> bytes:
     except BaseException as exc:  # noqa: BLE001
         raise VendorError(_safe_one_line(exc)) from None
     finally:
-        _steps.path = None
+        _steps.path = _steps.times = None
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
@@ -90,14 +97,17 @@ def _safe_one_line(exc: BaseException) -> str:
 
 
 def step(what: str) -> None:
-    """Marks the start of a step in the task's step file (read by the parent after a crash or hang)."""
-    if _steps.path is None:
+    """Marks the start of a step in the task's step file (read by the parent after a crash or hang) and,
+    with its start time, in its times file (``step_times``)."""
+    if _steps.path is None or _steps.times is None:
         return
-    fd = os.open(_steps.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, f"{what}\n".encode("utf-8", "replace"))
-    finally:
-        os.close(fd)
+    started = time.monotonic()
+    for path, text in ((_steps.path, f"{what}\n"), (_steps.times, step_times.line(started, what))):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, text.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
 
 
 def one_line(exc: BaseException) -> str:

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import pebble
 
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.vendor import vendor_bootstrap, vendor_envelope
+from conformance.vendor import step_times, vendor_bootstrap, vendor_envelope
 from conformance.vendor.vendor_launch import use_launcher
 
 #: How long the vendor process may take to start (import torch, executorch and the descriptor).
@@ -248,6 +248,8 @@ class VendorProcess:
         self.worker_log = log_path or scratch / "vendor-process.log"
         self.restarts = 0
         self._last_step: str | None = None  # the last step of the last task that answered
+        #: seconds of every task so far, by kind of step (``step_times``): init, execute, lowering
+        self.step_seconds: dict[str, float] = {}
 
     def _ensure_pool(self) -> pebble.ProcessPool:
         if self._pool is None:
@@ -300,6 +302,9 @@ class VendorProcess:
             self._last_step = step_what(log, what)
             return load_result(result, self._last_step), read_log(log)[1]
         finally:
+            times = Path(f"{log}{step_times.TIMES_SUFFIX}")
+            step_times.add(self.step_seconds, step_times.read(times, time.monotonic()))
+            times.unlink(missing_ok=True)
             log.unlink(missing_ok=True)
             Path(f"{log}{vendor_envelope.STEPS_SUFFIX}").unlink(missing_ok=True)
             Path(f"{log}{vendor_envelope.PID_SUFFIX}").unlink(missing_ok=True)
