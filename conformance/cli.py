@@ -39,12 +39,14 @@ def _run(args: argparse.Namespace) -> int:
         models=args.models,
         expectations=args.expectations,
         previous_report=args.previous_report,
+        vendor_python=args.vendor_python,
         target=args.target,
         runner=args.runner,
         command=shlex.join(["executorch-conformance", *(args.argv or [])]),
         entry="cli",
     )
     runner = _check_target(args)
+    options.use_vendor_python()  # before the first vendor process (prepare, below)
     if args.expectations:
         from conformance.checks import check_ids
         from conformance.expectations import ExpectationsError, load_expectations
@@ -314,6 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--runner",
         metavar="PATH",
         help="the conformance runner built for the backend (build/runner/conformance_runner), with --target",
+    )
+    run.add_argument(
+        "--vendor-python",
+        metavar="PATH",
+        help="the python of the vendor's environment: every vendor process (describing, lowering, loading, "
+        "executing) runs it, while this command and its judge stay in their own environment, which needs "
+        "no backend installed (docs/certification.md, 'Two environments')",
     )
     run.set_defaults(func=_run)
 

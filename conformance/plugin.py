@@ -104,6 +104,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--et-runner", metavar="PATH", help="the conformance runner built for the backend (with --et-target)"
     )
+    group.addoption(
+        "--et-vendor-python",
+        metavar="PATH",
+        help="the python of the vendor's environment, which every vendor process runs (docs/certification.md)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -117,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("et_backend"):
         try:
             config.stash[OPTIONS_KEY] = RunOptions.from_pytest(config)
+            config.stash[OPTIONS_KEY].use_vendor_python()
         except OptionsError as exc:
             raise pytest.UsageError(str(exc)) from None
         run = ConformanceRun(config)
@@ -131,6 +137,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[RUN_KEY]
         del config.stash[OPTIONS_KEY]
         config.pluginmanager.unregister(run)
+        from conformance.vendor import vendor_interpreter
+
+        vendor_interpreter.use(None)
 
 
 @pytest.fixture(scope="session")

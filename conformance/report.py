@@ -428,7 +428,7 @@ class Report:
     created: str
     command: str
     mode: str
-    environment: dict[str, str | None]
+    environment: dict[str, Any]
     backend: Backend
     results: list[Result]
     summary: dict[str, int]
@@ -554,6 +554,27 @@ def _version_of(dist: str) -> str | None:
         return None
 
 
+def _vendor_version_of(dist: str) -> str | None:
+    """The version of distribution ``dist`` where the vendor's interpreter finds it (with ``run
+    --vendor-python`` another environment than this one's), None if not installed there."""
+    import importlib.metadata as md
+
+    from conformance.judge.judge_environment import vendor_import_path
+
+    for found in md.distributions(name=dist, path=vendor_import_path()):
+        return found.version
+    return None
+
+
+def _vendor_python() -> dict[str, Any] | None:
+    """What ran the vendor side (``run --vendor-python``): path, executable, python, executorch and torch
+    versions; None when the vendor processes ran this environment's interpreter."""
+    from conformance.vendor import vendor_interpreter
+
+    interpreter = vendor_interpreter.current()
+    return None if interpreter is None else interpreter.record()
+
+
 def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
     """Path and sha256 of each runtime library the descriptor names; an error is recorded, not raised."""
     from conformance.descriptor import raised
@@ -617,12 +638,13 @@ def build_report(
             "python": platform.python_version(),
             "platform": platform.platform(),
             "machine": platform.machine(),
+            "vendor_python": _vendor_python(),
         },
         backend=Backend(
             id=descriptor.backend_id,
             distribution=descriptor.distribution,
             version=descriptor.version,
-            installed_version=_version_of(descriptor.distribution),
+            installed_version=_vendor_version_of(descriptor.distribution),
             capabilities=capabilities,
             runtime_libraries=[RuntimeLibrary.from_dict(lib) for lib in runtime_libraries(descriptor)],
         ),

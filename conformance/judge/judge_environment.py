@@ -124,8 +124,14 @@ def vendor_state() -> dict[str, Any] | None:
 
 
 def vendor_import_path() -> list[str]:
-    """Where the vendor's interpreter finds modules: its import path in the judge, this one's elsewhere
-    (to locate a vendor package's files without importing it)."""
+    """Where the vendor's interpreter finds modules (to locate a vendor package's files without importing
+    it): that of ``run --vendor-python`` (``vendor_interpreter``), else the import path the judge was
+    started with, else this one's."""
+    from conformance.vendor import vendor_interpreter
+
+    interpreter = vendor_interpreter.current()
+    if interpreter is not None:
+        return list(interpreter.sys_path)
     state = vendor_state()
     return [str(p) for p in state["sys_path"]] if state else list(sys.path)
 

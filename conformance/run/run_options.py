@@ -37,6 +37,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "report": ("--report-dir", "--et-report"),
     "command": ("", "--et-command"),
     "previous_report": ("--previous-report", "--et-previous-report"),
+    "vendor_python": ("--vendor-python", "--et-vendor-python"),
 }
 #: The largest memory limit accepted, in GiB (a mebi-GiB: beyond any machine, and within RLIMIT_DATA).
 MAX_MEMORY_GB = float(1 << 20)
@@ -67,6 +68,9 @@ class RunOptions:
     #: the report of an earlier release whose claim carries over changed requirements
     #: (conformance/certification/carry_over.py)
     previous_report: str | None = None
+    #: the python of the vendor's environment, which every vendor process runs
+    #: (conformance/vendor/vendor_interpreter.py); None: the suite's own
+    vendor_python: str | None = None
     #: which entry point's spelling the messages use
     entry: Entry = "pytest"
     #: the check IDs and areas ``checks`` selects (None: all); derived
@@ -121,6 +125,23 @@ class RunOptions:
 
         return LoweringCache(read=not self.certify)
 
+    def use_vendor_python(self) -> None:
+        """Makes the vendor processes started from now on run ``vendor_python`` (checked first; OptionsError
+        naming the option and what is wrong with the interpreter), or the suite's own interpreter. An
+        interpreter already in use for the same path is not probed again."""
+        from conformance.vendor import vendor_interpreter
+
+        if self.vendor_python is None:
+            vendor_interpreter.use(None)
+            return
+        in_use = vendor_interpreter.current()
+        if in_use is not None and in_use.path == self.vendor_python:
+            return
+        try:
+            vendor_interpreter.use(vendor_interpreter.probe(self.vendor_python))
+        except vendor_interpreter.VendorPythonError as exc:
+            raise OptionsError(f"{self.flag('vendor_python')}: {exc}") from None
+
     def operators(self, descriptor: Any) -> frozenset[str] | None:
         """The operators ``ops`` selects, None for all; OptionsError naming any ``descriptor`` does not
         declare."""
@@ -150,6 +171,7 @@ class RunOptions:
             "target",
             "runner",
             "previous_report",
+            "vendor_python",
         ):
             value = getattr(self, option)
             if value is not None:

@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from conformance.vendor import vendor_interpreter
+
 #: The name pebble gives its worker processes (``pebble.pool.process.WORKERS_NAME``).
 WORKER_NAME = "pebble_pool_worker"
 
@@ -45,17 +47,20 @@ def _launcher_dir() -> Path:
 
 def use_launcher(log_path: Path) -> None:
     """Makes the ``spawn`` children started from now on run through a launcher whose output goes to
-    ``log_path`` and which ignores SIGINT (see the module contract)."""
-    key = str(log_path)
+    ``log_path`` and which ignores SIGINT (see the module contract), with the vendor's interpreter
+    (``vendor_interpreter.current()``, else this one)."""
+    interpreter = vendor_interpreter.current()
+    python = interpreter.path if interpreter is not None else sys.executable
+    key = f"{log_path}\0{python}"
     if key not in _launchers:
-        name = hashlib.sha256(key.encode()).hexdigest()[:16]
+        name = hashlib.sha256(key.encode(errors="surrogateescape")).hexdigest()[:16]
         launcher = _launcher_dir() / f"python-{name}"
         launcher.write_text(
             "#!/bin/sh\n"
             "trap '' INT\n"
-            f"exec </dev/null >>{shlex.quote(key)} 2>&1\n"
-            + _vendor_environment()
-            + f'{shlex.quote(sys.executable)} "$@"\n',
+            f"exec </dev/null >>{shlex.quote(str(log_path))} 2>&1\n"
+            + _vendor_environment(interpreter)
+            + f'{shlex.quote(python)} "$@"\n',
             errors="surrogateescape",
         )
         launcher.chmod(0o755)
@@ -67,23 +72,30 @@ def use_launcher(log_path: Path) -> None:
 VENDOR_SYS_PATH = "EXECUTORCH_CONFORMANCE_VENDOR_SYS_PATH"
 
 
-def _vendor_environment() -> str:
-    """In the isolated judge (conformance/judge/judge_environment.py): the launcher lines that start the vendor
-    process in the vendor's environment: without the judge's -I and -S (multiprocessing repeats the
-    interpreter's flags), with the vendor's variables only, and its import path in VENDOR_SYS_PATH
-    (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path). Elsewhere: none."""
+def _vendor_environment(interpreter: vendor_interpreter.VendorInterpreter | None) -> str:
+    """The launcher lines that start the vendor process in the vendor's environment, in the isolated judge
+    (conformance/judge/judge_environment.py) or with the vendor's own ``interpreter``: without the judge's
+    -I and -S (multiprocessing repeats the interpreter's flags), with the vendor's variables only (in the
+    judge), and the vendor's import path (the interpreter's, else the one the judge was started with) in
+    VENDOR_SYS_PATH (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path).
+    Neither: none."""
     from conformance.judge.judge_environment import vendor_state
 
     state = vendor_state()
-    if state is None:
+    if state is None and interpreter is None:
         return "exec "
     import json
 
-    variables = {**state["environ"], VENDOR_SYS_PATH: json.dumps(state["sys_path"])}
+    if interpreter is not None:
+        path = list(interpreter.sys_path)
+    else:
+        assert state is not None
+        path = state["sys_path"]
+    variables = {**(state["environ"] if state else {}), VENDOR_SYS_PATH: json.dumps(path)}
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(variables.items()) if "=" not in k)
     return (
         'for arg do shift; case "$arg" in -I|-S) ;; *) set -- "$@" "$arg" ;; esac; done\n'
-        f"exec /usr/bin/env -i {assignments} \\\n  "
+        f"exec /usr/bin/env {'-i ' if state else ''}{assignments} \\\n  "
     )
 
 
