@@ -4,6 +4,7 @@ through the vendor process exactly as the suite runs it.
     .venv/bin/python benchmarks/operator_corpus.py [--backend ReferenceBackend] [--batch 48] [--ops a,b]
     .venv/bin/python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR
     .venv/bin/python benchmarks/operator_corpus.py --backend scoreboard.xnnpack.descriptor:DESCRIPTOR --discover
+    .venv/bin/python benchmarks/operator_corpus.py --backend ... --cache   # twice: a first run, then a rerun
 
 Prints the cases, the wall time (vendor process start-up included, and
 separately), the time per case, the CPU time of all processes (which a busy
@@ -41,6 +42,11 @@ def main() -> int:
     parser.add_argument("--discover", action="store_true", help="declare every corpus operator; lower only")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--no-execute", action="store_true", help="OPS-1 only (lowering)")
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="go through the lowering cache, as a run does (run twice: the second is a rerun)",
+    )
     args = parser.parse_args()
 
     from conformance.context import Context
@@ -66,7 +72,11 @@ def main() -> int:
         )
     if args.batch:
         runner.BATCH = args.batch
-    ctx = Context(descriptor, None)
+    from conformance.vendor.lowering_cache import LoweringCache
+
+    # Named by its spec, as a run does (the cache's key holds it); a changed descriptor goes pickled.
+    spec = None if args.discover else args.backend
+    ctx = Context(descriptor, spec, lowering_cache=LoweringCache() if args.cache else None)
     if args.ops:
         ctx.operator_selection = frozenset(corpus.normalize(o) for o in args.ops.split(","))
     try:

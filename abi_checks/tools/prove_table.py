@@ -6,8 +6,8 @@
 ``--venv-only`` does step 1 and stops: it needs no .venv of this project, so CI makes the venv in the
 background while bootstrap runs, and the proof then only builds and runs.
 
-1. Creates DIR/venv-1.5.0 (default DIR: build/abi-work in the repository, or $ET_ABI_WORK) with ``python3.11 -m venv`` and
-   ``pip install torch==2.13.0 executorch==1.5.0`` unless it already has executorch 1.5.0.
+1. Makes DIR/venv-1.5.0 (default DIR: build/abi-work in the repository, or $ET_ABI_WORK) with
+   ``abi_checks.tools.release_venv`` (torch==2.13.0 and executorch==1.5.0) unless it already has 1.5.0.
 2. Builds the reference backend's runtime against that venv's executorch 1.5.0 wheel with CMake
    (``cmake -S reference_backend/runtime -B DIR/build-ref-1.5.0 -G Ninja
    -DCMAKE_PREFIX_PATH=<1.5.0 site-packages>/executorch``; ``executorch_DIR`` is passed too, so
@@ -32,9 +32,11 @@ import sys
 import time
 from pathlib import Path
 
+from abi_checks.tools import release_venv
+
 REPO = Path(__file__).resolve().parents[2]
 MAIN_VENV = REPO / ".venv"
-DEFAULT_WORK = Path(os.environ.get("ET_ABI_WORK", REPO / "build" / "abi-work"))
+DEFAULT_WORK = release_venv.DEFAULT_WORK
 LIB_NAME = "libreference_backend_runtime.so"
 OLD_RELEASE = "1.5.0"
 
@@ -44,30 +46,6 @@ def site_packages(venv: Path) -> Path:
     if not found:
         raise SystemExit(f"{venv} has no site-packages")
     return found[0]
-
-
-def venv_executorch_version(venv: Path) -> str | None:
-    py = venv / "bin/python"
-    if not py.exists():
-        return None
-    r = subprocess.run(
-        [str(py), "-c", "from importlib.metadata import version; print(version('executorch'))"],
-        capture_output=True,
-        text=True,
-    )
-    return r.stdout.strip() if r.returncode == 0 else None
-
-
-def ensure_venv(venv: Path) -> None:
-    pip = [str(venv / "bin/python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    if not (venv_executorch_version(venv) or "").startswith(OLD_RELEASE):
-        py = shutil.which("python3.11") or sys.executable
-        run([py, "-m", "venv", str(venv)])
-        run(pip + ["torch==2.13.0"])
-        run(pip + ["torch==2.13.0", f"executorch=={OLD_RELEASE}"])
-    # The contract kit, which the reference backend's Python side imports from the source tree, checks
-    # header format 2 with CRC-32C from the crc32c package.
-    run(pip + ["crc32c>=2.7"])
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -158,8 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--venv-only", action="store_true", help="make the 1.5.0 venv and stop")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
-    venv_old = args.work / f"venv-{OLD_RELEASE}"
-    ensure_venv(venv_old)
+    venv_old = release_venv.ensure(OLD_RELEASE, args.work)
     if args.venv_only:
         print(f"prove_table: {venv_old} has executorch {OLD_RELEASE} ({time.monotonic() - t0:.0f} s)")
         return 0

@@ -7,8 +7,7 @@ to a second, private runtime (1.5.1's libexecutorch.so) and register there.
 The 1.4.1 venv is made once (about 140 s and 1.5 GB with the local package
 mirror; .ci/run makes it):
 
-    python3.11 -m venv build/abi-work/venv-1.4.1
-    build/abi-work/venv-1.4.1/bin/python -m pip install torch==2.13.0 executorch==1.4.1
+    python3.11 -m abi_checks.tools.release_venv 1.4.1   # build/abi-work/venv-1.4.1
 """
 
 from __future__ import annotations
@@ -23,10 +22,7 @@ from reference_backend.runtime import library_path
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / "build" / "abi-work" / "venv-1.4.1"
-MAKE_VENV = (
-    "python3.11 -m venv build/abi-work/venv-1.4.1 && "
-    "build/abi-work/venv-1.4.1/bin/python -m pip install torch==2.13.0 executorch==1.4.1"
-)
+MAKE_VENV = "python3.11 -m abi_checks.tools.release_venv 1.4.1"
 
 CHILD = """
 import ctypes, sys

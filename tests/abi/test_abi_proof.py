@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from abi_checks.tools import release_venv
+
 REPO = Path(__file__).resolve().parents[2]
-WORK = Path(os.environ.get("ET_ABI_WORK", REPO / "build" / "abi-work"))
-VENV_150 = (WORK / "venv-1.5.0").resolve()
+VENV_150 = release_venv.venv_path("1.5.0").resolve()
 REFERENCE_LIB = (
     Path(sysconfig.get_paths()["purelib"]) / "reference_backend/lib/libreference_backend_runtime.so"
 )
 MAKE_VENV = (
-    f"python3.11 -m venv {VENV_150} && {VENV_150}/bin/pip install torch==2.13.0 executorch==1.5.0 crc32c "
-    f"(or: python -m abi_checks.tools.prove_table, which also builds and runs the proof)"
+    "python3.11 -m abi_checks.tools.release_venv 1.5.0 "
+    "(or: python -m abi_checks.tools.prove_table, which also builds and runs the proof)"
 )
 
 pytestmark = [
