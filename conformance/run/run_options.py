@@ -137,8 +137,13 @@ class RunOptions:
         in_use = vendor_interpreter.current()
         if in_use is not None and in_use.path == self.vendor_python:
             return
+        from conformance.judge.judge_environment import vendor_state
+
+        state = vendor_state()  # in the judge: the vendor's variables, which the judge's own lack
         try:
-            vendor_interpreter.use(vendor_interpreter.probe(self.vendor_python))
+            vendor_interpreter.use(
+                vendor_interpreter.probe(self.vendor_python, environ=state["environ"] if state else None)
+            )
         except vendor_interpreter.VendorPythonError as exc:
             raise OptionsError(f"{self.flag('vendor_python')}: {exc}") from None
 

@@ -72,8 +72,11 @@ class VendorInterpreter:
         }
 
 
-def probe(path: str, timeout: float = PROBE_TIMEOUT_S) -> VendorInterpreter:
-    """The interpreter at ``path``, checked (see the module contract); VendorPythonError otherwise."""
+def probe(
+    path: str, timeout: float = PROBE_TIMEOUT_S, environ: dict[str, str] | None = None
+) -> VendorInterpreter:
+    """The interpreter at ``path``, checked (see the module contract), started with ``environ`` (the vendor's
+    variables, PYTHONPATH included; default: this process's); VendorPythonError otherwise."""
     given = Path(path)
     suite = ".".join(map(str, sys.version_info[:2]))
     if not given.exists():
@@ -88,6 +91,7 @@ def probe(path: str, timeout: float = PROBE_TIMEOUT_S) -> VendorInterpreter:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,
+            env=environ,
             check=False,
         )
     except subprocess.TimeoutExpired:

@@ -198,3 +198,16 @@ def test_a_start_up_that_hangs_is_refused_after_the_timeout(tmp_path):
     python = _venv(tmp_path / "venv", "hang.pth=import time; time.sleep(10**6)")
     with pytest.raises(VendorPythonError, match=r"did not start and answer within 3 s \(does start-up code"):
         probe(str(python), timeout=3)
+
+
+def test_the_probe_runs_with_the_vendors_variables(tmp_path, vendor_env):
+    """In the judge, whose own environment lacks PYTHONPATH, the probe is given the vendor's variables: the
+    import path it reports (and the vendor processes get) holds the vendor's PYTHONPATH."""
+    python, _ = vendor_env
+    extra = tmp_path / "on-pythonpath"
+    extra.mkdir()
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    assert str(extra) not in probe(str(python), environ=environ).sys_path
+    found = probe(str(python), environ={**environ, "PYTHONPATH": str(extra)})
+    assert found.sys_path[0] == str(extra), found.sys_path
+    assert found.executorch and found.torch
