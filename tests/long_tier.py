@@ -39,6 +39,8 @@ CI_KEEPS: dict[str, str] = {
     # a claim carried over RT-6's stricter requirement: also CI's run of a library registering a second id
     # (the EXTRA_ID case of test_broken_backends runs every RT check: --long)
     f"{T}test_carried_claims.py::test_a_claim_of_0_5_0_carries_over_what_0_6_0_made_stricter": "a claim carries over",
+    # the reference runtime under ThreadSanitizer: 8 threads each executing their own Method (40 s)
+    "tests/cpp/test_concurrency.py::test_threads_share_a_program_and_get_correct_results[thread]": "TSan",
     # the vendor side in an environment of its own (two runs, 30 s)
     f"{T}test_vendor_python.py::test_the_vendor_side_runs_the_vendors_python_and_only_there": "--vendor-python",
     # the runtime defect that only a program of two methods loaded together shows (MTH-1)

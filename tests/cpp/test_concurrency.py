@@ -1,5 +1,6 @@
 """Several threads loading and executing the same program at once give the
-results each gets alone, with the runtime built under ASan + UBSan."""
+results each gets alone, with the runtime built under ASan + UBSan, and under
+ThreadSanitizer, which reports no data race in the reference runtime."""
 
 from __future__ import annotations
 
@@ -23,8 +24,19 @@ def _tool(name: str) -> str:
     return str(local) if local.exists() else name
 
 
-@pytest.fixture(scope="module")
-def concurrency_binary(tmp_path_factory) -> Path:
+#: The -fsanitize= lists the program and the runtime are built with, and each one's options at run time.
+SANITIZERS = {
+    "address,undefined": {
+        "ASAN_OPTIONS": "detect_leaks=1:halt_on_error=1",
+        "UBSAN_OPTIONS": "halt_on_error=1",
+    },
+    "thread": {"TSAN_OPTIONS": "halt_on_error=1:second_deadlock_stack=1"},
+}
+
+
+@pytest.fixture(scope="module", params=list(SANITIZERS))
+def sanitized(request, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """(the concurrency program built with the sanitizers of this case, their run-time options)."""
     build = tmp_path_factory.mktemp("concurrency")
     site = Path(sysconfig.get_paths()["purelib"])
     for cmd in (
@@ -39,15 +51,17 @@ def concurrency_binary(tmp_path_factory) -> Path:
             f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
             f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
             "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            f"-DCONCURRENCY_SANITIZERS={request.param}",
         ],
         [_tool("cmake"), "--build", str(build)],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    return build / "concurrency"
+    return build / "concurrency", SANITIZERS[request.param]
 
 
-def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp_path):
+def test_threads_share_a_program_and_get_correct_results(sanitized, tmp_path):
+    concurrency_binary, options = sanitized
     from executorch.exir import to_edge_transform_and_lower
 
     import reference_backend
@@ -72,7 +86,7 @@ def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp
         capture_output=True,
         text=True,
         timeout=300,
-        env={"ASAN_OPTIONS": "detect_leaks=1:halt_on_error=1", "UBSAN_OPTIONS": "halt_on_error=1"},
+        env=options,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert "8 threads x 200 runs: 1600 executions, 0 wrong or failed" in proc.stdout
@@ -80,3 +94,4 @@ def test_threads_share_a_program_and_get_correct_results(concurrency_binary, tmp
     most = int(re.search(r"at most (\d+) executing at once", proc.stdout)[1])
     assert most >= 2, proc.stdout
     assert "ERROR: AddressSanitizer" not in proc.stderr and "runtime error" not in proc.stderr
+    assert "ThreadSanitizer" not in proc.stderr, proc.stderr[-3000:]
