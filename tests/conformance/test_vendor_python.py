@@ -132,22 +132,21 @@ def _fake_python(path: Path, answer: dict) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("given", "message"),
-    [
-        ("missing", r"/missing does not exist: give the python of the vendor's environment"),
-        ("directory", r"/directory is not an executable file"),
-        ("not_executable", r"/not_executable is not an executable file"),
-        ("true", r"is not a Python interpreter that answers \(exit status 0"),
-        ("fails", r"is not a Python interpreter that answers \(exit status 3; it said: broken start"),
-        (
-            "python312",
-            r"is Python 3\.12\.1, the suite runs on Python 3\.\d+: .*make the vendor's environment",
-        ),
-        ("bare_venv", r"has no executorch and no torch installed"),
-    ],
-)
-def test_an_interpreter_that_cannot_serve_is_refused_before_anything_starts(tmp_path, capsys, given, message):
+#: Each interpreter that cannot serve, and what the refusal must say.
+REFUSALS = {
+    "missing": r"/missing does not exist: give the python of the vendor's environment",
+    "directory": r"/directory is not an executable file",
+    "not_executable": r"/not_executable is not an executable file",
+    "true": r"is not a Python interpreter that answers \(exit status 0",
+    "fails": r"is not a Python interpreter that answers \(exit status 3; it said: broken start",
+    "python312": r"is Python 3\.12\.1, the suite runs on Python 3\.\d+: .*make the vendor's environment",
+    "bare_venv": r"has no executorch and no torch installed",
+}
+
+
+@pytest.mark.parametrize("given", list(REFUSALS))
+def test_an_interpreter_that_cannot_serve_is_refused_before_anything_starts(tmp_path, capsys, given):
+    message = REFUSALS[given]
     paths = {
         "missing": lambda: tmp_path / "missing",
         "directory": lambda: (tmp_path / "directory").mkdir() or tmp_path / "directory",
