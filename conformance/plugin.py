@@ -37,6 +37,7 @@ from conformance.profiles import certified_profiles
 from conformance.report import build_report, write_report
 from conformance.results.summary_text import summary_lines
 from conformance.run.run_options import OptionsError, RunOptions
+from conformance.vendor import step_times
 from conformance.vendor.remote_descriptor import Prepared, describe, from_info
 from conformance.vendor.vendor_process import VendorProcess
 from conformance.version import SUITE_VERSION
@@ -605,7 +606,7 @@ def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
 
 #: The per-check seconds the run records as user properties (``Context.record``): the shared setup, and
 #: where the vendor process's time went (``conformance.vendor.step_times``).
-SECONDS_PROPERTIES = ("shared_s", "init_s", "execute_s", "lowering_s")
+SECONDS_PROPERTIES = ("shared_s", *(f"{kind}_s" for kind in step_times.KINDS))
 
 
 def _summed_seconds(properties: list[tuple[str, object]]) -> dict[str, float]:

@@ -18,14 +18,18 @@ from __future__ import annotations
 from pathlib import Path
 
 TIMES_SUFFIX = ".times"
+#: The kinds of step counted; a check records each as ``<kind>_s`` (the report's ``init_s``, ...).
 KINDS = ("init", "execute", "lowering")
+#: How a step that loads a program begins (the runtime's ``init()`` runs in it); also what the task clock
+#: (``vendor_process.TaskClock``) does not charge.
+LOAD_STEP = "load of "
 #: The most of a times file read (a task marks a few steps per loaded program; a runaway one is cut).
 _LIMIT = 1 << 20
 
 
 def kind(step: str) -> str | None:
     """The kind of the step described ``step`` (see the module contract), or None."""
-    if step.startswith("load of "):
+    if step.startswith(LOAD_STEP):
         return "init"
     if step.startswith("execute of ") or " executes of " in step:
         return "execute"

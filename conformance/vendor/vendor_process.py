@@ -190,7 +190,7 @@ def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
 
 #: The steps of a task whose time is not charged to its timeout (each has the whole timeout of its own):
 #: loading a program, during which the runtime's init() runs for each delegate.
-LOAD_STEP = "load of "
+LOAD_STEP = step_times.LOAD_STEP
 
 
 class TaskClock:
