@@ -104,6 +104,13 @@ class TargetUnavailable(CheckFailed):
     outcome = ERROR
 
 
+class SuiteCannotRun(CheckFailed):
+    """A tool the suite needs on this machine to run the check is missing or failed (a compiler, cmake):
+    the message names it and what to install; the backend is not judged."""
+
+    outcome = ERROR
+
+
 def ensure(condition: bool, message: str) -> None:
     """Raises CheckFailed(message) unless ``condition``."""
     if not condition:

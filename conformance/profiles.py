@@ -61,13 +61,14 @@ PROFILES: tuple[Profile, ...] = (
             "RT-6",
             "RT-8",
             "RT-9",
+            "RT-10",
             "STATE-1",
             "MTH-1",
             "OPS",
             "PKG",
         ),
         "the backend registers, lowers, serializes, runs its samples and declared operators right without "
-        "writing into its inputs or keeping memory per call, keeps a program's state across calls, runs each "
+        "writing into its inputs or keeping memory per call, runs methods on several threads at once, keeps a program's state across calls, runs each "
         "method of a program of several, refuses a blob of an incompatible version clearly, fails clearly when "
         "it is missing, and installs cleanly: what every backend needs, whatever its blob format",
     ),

@@ -8,8 +8,8 @@ executorch wheel, in one command (docs/device-runner.md, "Another instruction se
 Steps: get the executorch SDK for the target (pip downloads the installed executorch's release for
 manylinux_2_28_aarch64 into build/cross/wheels and its SDK part, include/ lib/ share/ version.py, is
 unpacked as the sysroot's ExecuTorch; --wheel FILE gives the wheel, --sdk DIR an executorch package
-already there), build the backend's CMake project with runner/toolchains/aarch64-linux-gnu.cmake and
-install it, build runner/ against both. Needs Debian's cross compiler (apt-get install
+already there), build the backend's CMake project with conformance/device_runner/toolchains/aarch64-linux-gnu.cmake and
+install it, build conformance/device_runner/ against both. Needs Debian's cross compiler (apt-get install
 g++-aarch64-linux-gnu); running the result needs qemu-user or an aarch64 machine. ``--arch x86_64``
 on an x86-64 host builds the same way with this host's compiler (the matrix's x86-64 runner).
 
@@ -219,7 +219,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[str], str, Path, str, str]:
         toolchain: list[str] = []  # this host's own compilers
         compiler = shutil.which(f"{triple}-g++") or shutil.which("c++")
     else:
-        toolchain_file = REPO / "runner" / "toolchains" / f"{triple}.cmake"
+        toolchain_file = REPO / "conformance" / "device_runner" / "toolchains" / f"{triple}.cmake"
         if not toolchain_file.is_file():
             raise Refused(
                 f"--arch {args.arch} on this {os.uname().machine} host: no toolchain file {toolchain_file}"
@@ -303,7 +303,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     runner_dir = args.out / "runner"
     configure_and_build(
-        REPO / "runner", runner_dir, [*common, f"-DCMAKE_PREFIX_PATH={prefix}", *runner_backend]
+        REPO / "conformance" / "device_runner",
+        runner_dir,
+        [*common, f"-DCMAKE_PREFIX_PATH={prefix}", *runner_backend],
     )
     runner = runner_dir / "conformance_runner"
     shipped = [runner, *sorted((runner_dir / "lib").glob("*.so*"))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 from typing import Any
 
 from packaging.version import Version
@@ -17,10 +18,15 @@ from packaging.version import Version
 from conformance.context import Context, RuntimeLoad
 from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.inspection.forge import rename_backend, replace_delegate_data, with_header_fields
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
 from conformance.probes import assert_outputs_close
 from conformance.registry import check
-from conformance.vendor.task_registry import INCOMPATIBLE_BLOBS, INPUTS_FLOW, MEMORY_GROWTH
+from conformance.vendor.task_registry import (
+    CONCURRENT_METHODS,
+    INCOMPATIBLE_BLOBS,
+    INPUTS_FLOW,
+    MEMORY_GROWTH,
+)
 from conformance.vendor.vendor_process import quote_log
 from conformance.vendor.vendor_records import pack, unpack
 from conformance.versions import names, names_in_range, names_release
@@ -525,4 +531,93 @@ def matches_acceptance_rules(ctx: Context) -> str:
     return (
         f"{len(pairs)} forged formats of sample {name!r}, each accepted or refused (0x30) as runtime {release}'s "
         f"rules declare (header formats {rule.header_formats[0]}-{rule.header_formats[1]}, blob formats {rule.formats()})"
+    )
+
+
+#: RT-10: threads executing at once, and executes each; thread t runs input set t mod the number of sets.
+THREADS, THREAD_EXECUTES = 8, 200
+
+
+def _input_sets(ctx: Context) -> tuple[list[tuple[str, Any]], list[tuple[str, list, float, float]]]:
+    """RT-10's input sets: (sample, packed inputs) and (sample, eager outputs, rtol, atol), each sample's own
+    inputs, then fresh ones of the samples that make them, so that threads compute different things."""
+    sets, expected = [], []
+    for model in ctx.descriptor.sample_models:
+        sample = ctx.sample(model.name)
+        cases = [(sample.inputs, sample.expected)]
+        if model.make_inputs:
+            cases += ctx.fresh_cases(model.name, seed=2, count=2) or []
+        for inputs, outputs in cases:
+            sets.append((model.name, pack(list(inputs))))
+            expected.append((model.name, list(outputs), model.rtol, model.atol))
+    return sets, expected
+
+
+@check("RT-10", "C-RT-12", "threads each executing their own method at once get the results each gets alone")
+def concurrent_methods(ctx: Context) -> str:
+    ctx.require_runtime()
+    models = ctx.descriptor.sample_models
+    programs = [(m.name, ctx.pte(m.name)) for m in models]
+    sets, expected = _input_sets(ctx)
+    beside = os.path.dirname(sys.executable)
+    tools = [
+        os.path.join(beside, t) if os.path.exists(os.path.join(beside, t)) else None
+        for t in ("cmake", "ninja")
+    ]
+    result, log = ctx.call(
+        CONCURRENT_METHODS,
+        programs,
+        sets,
+        THREADS,
+        THREAD_EXECUTES,
+        *tools,
+        what=f"{THREADS} threads executing the samples at once",
+        with_log=True,
+    )
+    if "unavailable" in result:
+        raise SuiteCannotRun(
+            f"RT-10 runs the samples on threads of the conformance runner library, which cannot run here: "
+            f"{result['unavailable']}"
+        )
+    if "error" in result and "unknown entry kind 'concurrent'" in result["error"]:
+        raise SuiteCannotRun(
+            "the runner on the target does not know RT-10's entry kind 'concurrent' (it was built before suite "
+            "0.6.0): rebuild it from conformance/device_runner (docs/device-runner.md)"
+        )
+    if "error" in result:
+        raise CheckFailed(f"{result['step']} failed: {result['error']}{quote_log(log.splitlines())}")
+    wrong, total, first = 0, 0, None
+    for thread, got in sorted(result["outputs"].items()):
+        name = got["sample"]
+        _, outputs, rtol, atol = expected[got["set"]]
+        flat = unpack(got["outputs"])
+        per = len(outputs)
+        runs = len(flat) // per if per else 0
+        ensure(
+            runs == THREAD_EXECUTES and len(flat) == runs * per,
+            f"thread {thread + 1} returned {len(flat)} outputs for {THREAD_EXECUTES} executes of sample {name!r} "
+            f"with {per} outputs each",
+        )
+        for i in range(runs):
+            total += 1
+            try:
+                assert_outputs_close(
+                    f"execute {i + 1} of sample {name!r} on thread {thread + 1} (input set {got['set'] + 1})",
+                    flat[i * per : (i + 1) * per],
+                    outputs,
+                    rtol,
+                    atol,
+                )
+            except CheckFailed as exc:
+                wrong += 1
+                first = first or str(exc)
+    ensure(
+        wrong == 0,
+        f"under concurrency, {wrong} of {total:,} executes ({THREADS} threads each executing its own method "
+        f"{THREAD_EXECUTES} times at once) gave wrong outputs, which each gets alone: the first, {first}. "
+        "Methods of different handles must not share mutable state (a static scratch buffer, a global "
+        "context); guard what they share with a lock (C-RT-12)",
+    )
+    return (
+        f"{THREADS} threads x {THREAD_EXECUTES} executes of {len(sets)} input sets of {len(programs)} samples"
     )

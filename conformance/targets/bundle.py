@@ -1,9 +1,9 @@
 """The bundle a runner reads and the results it writes back (the format is
-described in docs/device-runner.md and read by runner/manifest.cpp and
-runner/tensors.cpp).
+described in docs/device-runner.md and read by conformance/device_runner/manifest.cpp and
+conformance/device_runner/tensors.cpp).
 
 A bundle is a directory: ``manifest.txt`` (line-based: ``entry <id> <kind>``,
-``what``, ``program``, ``data``, ``inputs``, ``copies``, ``round``, ``end``),
+``what``, ``program``, ``data``, ``inputs``, ``copies``, ``threads``, ``iterations``, ``round``, ``end``),
 the programs (.pte), their .ptd files, and the inputs as tensor files. The
 runner writes ``results/<id>.txt`` (``status ok|error``, ``step``, ``error``,
 ``outputs``, ``output``, ``registered``, ``mapped`` lines) and the outputs as
@@ -141,13 +141,14 @@ class Bundle:
         return self.add_file(encode_tensors(tensors), ".bin")
 
     def entry(self, entry_id: str, kind: str, what: str = "", **fields: Any) -> None:
-        """An entry; ``fields``: program=[(name, file)], data=file, inputs=file, copies=n, rounds=[(i, name, file)]."""
+        """An entry; ``fields``: program=[(name, file)], data=file, inputs=file, copies=n, threads=n,
+        iterations=n, rounds=[(i, name, file)]."""
         self.lines.append(f"entry {entry_id} {kind}")
         if what:
             self.lines.append("what " + " ".join(what.split()))
         for name, file in fields.get("program", ()):
             self.lines.append(f"program {name} {file}")
-        for key in ("data", "inputs", "copies"):
+        for key in ("data", "inputs", "copies", "threads", "iterations"):
             if fields.get(key) is not None:
                 self.lines.append(f"{key} {fields[key]}")
         for index, name, file in fields.get("rounds", ()):
@@ -167,7 +168,8 @@ class EntryResult:
     step: str | None = None
     error: str | None = None
     outputs: str | None = None
-    #: (name, copy, round, file) of each output file of a repeat entry
+    #: (name, copy, round, file) of each output file of a repeat entry; of a concurrent entry,
+    #: (name, thread, input set, file)
     output_files: list[tuple[str, int, int, str]] = dataclasses.field(default_factory=list)
     #: (backend name, is_available) of a describe entry
     registered: list[tuple[str, bool]] = dataclasses.field(default_factory=list)

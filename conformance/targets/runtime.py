@@ -34,6 +34,7 @@ from typing import Any
 
 from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
 from conformance.targets.bundle import Bundle, BundleError, decode_tensors, read_result
+from conformance.targets.concurrent_entry import add_concurrent_entry
 from conformance.targets.transport import (
     COPY_FAILED,
     TargetError,
@@ -61,7 +62,7 @@ COPY_TIMEOUT_S = 120.0
 EXCHANGE_SLACK_S = 30.0
 RUNNER_MARKER = "[executorch-conformance runner]"
 STATUS_PREFIX = "runner-exit-status "
-#: The runner's exit codes (runner/main.cpp).
+#: The runner's exit codes (conformance/device_runner/main.cpp).
 EXIT_USAGE, EXIT_BUNDLE, EXIT_IO, EXIT_TIMEOUT = 64, 65, 74, 124
 
 
@@ -82,7 +83,7 @@ def check_runner(path: str | Path, transport: Transport | None = None) -> Path:
         runner = runner / RUNNER_NAME
     if not runner.is_file():
         raise TargetError(
-            f"no runner at {path}: build it with `cmake -S runner -B build/runner -DRUNNER_BACKEND_PACKAGE=<package> "
+            f"no runner at {path}: build it with `cmake -S conformance/device_runner -B build/runner -DRUNNER_BACKEND_PACKAGE=<package> "
             f"-DRUNNER_BACKEND_TARGET=<package>::<target> && cmake --build build/runner` (docs/device-runner.md) "
             f"and pass --runner build/runner/{RUNNER_NAME}"
         )
@@ -97,7 +98,7 @@ def check_runner(path: str | Path, transport: Transport | None = None) -> Path:
     return runner.resolve()
 
 
-#: ELF e_machine -> the machine as `uname -m` names it (runner/main.cpp prints the same names).
+#: ELF e_machine -> the machine as `uname -m` names it (conformance/device_runner/main.cpp prints the same names).
 ELF_MACHINES = {"EM_AARCH64": "aarch64", "EM_X86_64": "x86_64", "EM_ARM": "arm", "EM_386": "i686"}
 
 
@@ -493,6 +494,11 @@ class TargetRuntime:
             }
 
         return handle
+
+    def _bundle_concurrent_methods(
+        self, bundle: Bundle, programs, input_sets, threads, iterations, cmake=None, ninja=None
+    ) -> Callable[[Path], dict]:
+        return add_concurrent_entry(bundle, programs, input_sets, threads, iterations)
 
 
 def grace(seconds: float) -> float:

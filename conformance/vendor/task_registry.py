@@ -54,6 +54,7 @@ METHOD_FLOW = "method_flow"
 RUN_METHODS = "run_methods"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
 INCOMPATIBLE_BLOBS = "incompatible_blobs"
+CONCURRENT_METHODS = "concurrent_methods"
 
 #: name -> Task, for every task the vendor process runs.
 TASKS: dict[str, Task] = {
@@ -89,6 +90,8 @@ TASKS: dict[str, Task] = {
         Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods"),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
+        # threads of the runner library in the vendor process, or of the runner on a target
+        Task(CONCURRENT_METHODS, "conformance.vendor.concurrency_tasks:concurrent_methods", on_target=True),
     )
 }
 

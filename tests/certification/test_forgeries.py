@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from templates import finish, real_report
+from templates import REAL, finish, real_report
 
 from conformance.certification import attestation as att
 from conformance.certification.rerun import rerun_command
@@ -27,8 +27,8 @@ from conformance.descriptor import CAPABILITY_ABSENT
 from conformance.report import seal
 from conformance.version import SUITE_VERSION
 
-#: The day the fixture report is judged on (it was created on 2026-12-03).
-DAY = datetime.date(2026, 12, 3)
+#: The day the fixture report is judged on: the day it was created.
+DAY = datetime.date.fromisoformat(json.loads(REAL.read_text())["created"][:10])
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +342,7 @@ def test_the_real_clock_decides_what_is_in_the_future(real):
     assert f"created 2027-11-30, which is in the future (today is {today})" in problems
     # Judged on a day before it was created: it did not exist yet.
     problems = check_report(real, today=datetime.date(2026, 11, 29)).problems
-    assert "created 2026-12-03, after 2026-11-29, the day it is judged on (--at)" in problems
+    assert f"created {DAY}, after 2026-11-29, the day it is judged on (--at)" in problems
 
 
 def test_verdict_reasons_of_an_earlier_suite_version_are_recomputed():

@@ -1,4 +1,4 @@
-"""Builds the conformance runner (runner/) for a backend with CMake, into build/tests/."""
+"""Builds the conformance runner (conformance/device_runner/) for a backend with CMake, into build/tests/."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def build_runner(name: str, *defines: str, prefix: str = "") -> Path:
     configure = [
         tool("cmake"),
         "-S",
-        str(ROOT / "runner"),
+        str(ROOT / "conformance" / "device_runner"),
         "-B",
         str(build),
         "-G",

@@ -154,6 +154,53 @@ def test_a_runtime_that_keeps_memory_fails_rt9_with_the_growth(tmp_path, broken_
     assert code == 1
 
 
+#: Runtimes that are right alone and wrong on several threads at once: MISBEHAVE -> (RT-10's outcome, its
+#: reason). RT-1 and RT-3 (one execute at a time) pass.
+CONCURRENCY_FAULTS = {
+    "execute:shared-scratch": (
+        "failed",
+        (
+            r"under concurrency, \d[\d,]* of 1,600 executes \(8 threads each executing its own method 200 times at "
+            r"once\) gave wrong outputs, which each gets alone: the first, execute \d+ of sample '\w+' on thread "
+            r"\d \(input set \d\) output \d differs from eager PyTorch.*guard what they share with a lock \(C-RT-12\)"
+        ),
+    ),
+    # a thread that never returns: the check times out like any other (the vendor process is stopped)
+    "execute:hang": (
+        "timed_out",
+        r"timed out after [\d.]+ s in concurrent loads and executes of the samples \(8 threads x 200 executes\)",
+    ),
+    # a crash on one of the threads takes the vendor process down: the check crashed, naming the step
+    "execute:segv": (
+        "crashed",
+        r"crashed with SIGSEGV in concurrent loads and executes of the samples \(8 threads x 200 executes\)",
+    ),
+}
+
+
+@pytest.mark.full  # a whole run per fault: CI keeps execute:shared-scratch (tests/long_tier.py)
+@pytest.mark.parametrize("fault", list(CONCURRENCY_FAULTS))
+def test_a_runtime_wrong_under_concurrency_fails_rt10(tmp_path, broken_runtime_dir, fault):
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:MISBEHAVING",
+        "--checks",
+        "RT-1,RT-3,RT-10" if fault == "execute:shared-scratch" else "RT-1,RT-10",
+        "--timeout",
+        str(TIMEOUT_S),
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir), "MISBEHAVE": fault},
+    )
+    assert report is not None, output
+    results = results_by_id(report)
+    outcome, pattern = CONCURRENCY_FAULTS[fault]
+    assert results["RT-1"]["outcome"] == "passed", results["RT-1"]
+    if "RT-3" in results:
+        assert results["RT-3"]["outcome"] == "passed", results["RT-3"]
+    assert results["RT-10"]["outcome"] == outcome, results["RT-10"]
+    assert re.search(pattern, results["RT-10"]["reason"], re.DOTALL), results["RT-10"]["reason"]
+    assert code == 1 and report["verdict"] == "not conformant"
+
+
 #: How long each init() of the slow runtime takes, and the check timeout it is judged under: RT-4 loads the
 #: two samples twice each, 4 x SLOW_INIT_S = 32 s of init() against a 20 s timeout, which still leaves the
 #: check's own work (executing and comparing) 20 s on a loaded machine.

@@ -17,23 +17,30 @@ from suite_runner import results_by_id, run_suite
 # The full tier (CI; bash scripts/test.sh --full): builds the C++ runner; certifies through it
 pytestmark = pytest.mark.full
 
-#: The outcomes of `run --backend ReferenceBackend --certify` in this process's Python (no target): every check
-#: passes but PKG-7, which needs the wheel file the backend was installed from.
-IN_PROCESS = {"PKG-7": "not_applicable"}
+#: The outcomes of `run --backend ReferenceBackend` through the local runner: every check passes but PKG-7,
+#: which needs the wheel file the backend was installed from, STATE-2 (the reference backend leaves mutated
+#: buffers on CPU: n/a in-process too), and the checks that run in the vendor process's runtime only (its
+#: allocator counts, methods other than `forward`), which say so.
+THROUGH_RUNNER = {"PKG-7": "not_applicable", "STATE-2": "not_applicable"}
+VENDOR_PROCESS_ONLY = ("RT-9", "MTH-1", "MTH-2")
 
 
-def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference_runner):
+def test_the_local_runner_runs_the_runtime_checks_with_the_in_process_outcomes(tmp_path, reference_runner):
     code, report, output = run_suite(
-        tmp_path, "ReferenceBackend", "--certify", "--target", "local", "--runner", str(reference_runner)
+        tmp_path, "ReferenceBackend", "--target", "local", "--runner", str(reference_runner)
     )
     assert report is not None, output
     outcomes = {r["id"]: r["outcome"] for r in report["results"]}
-    assert outcomes == {i: IN_PROCESS.get(i, "passed") for i in outcomes}, output
-    assert {"RT-1", "RT-6", "NDATA-3", "NDATA-4", "OPS-2"} <= set(outcomes)
-    assert code == 0 and report["verdict"] == "certified", output
+    expected = {**THROUGH_RUNNER, **dict.fromkeys(VENDOR_PROCESS_ONLY, "not_applicable")}
+    assert outcomes == {i: expected.get(i, "passed") for i in outcomes}, output
+    for check_id in VENDOR_PROCESS_ONLY:
+        assert "--target" in results_by_id(report)[check_id]["reason"], results_by_id(report)[check_id]
+    # the threads of RT-10 ran on the runner
+    assert {"RT-1", "RT-6", "RT-10", "NDATA-3", "NDATA-4", "OPS-2"} <= set(outcomes)
+    assert code == 0 and report["verdict"] == "conformant", output
     assert report["options"]["target"] == "local"
     target = report["target"]
-    assert target["transport"] == "local" and target["runner_version"].startswith("conformance_runner 0.1.0")
+    assert target["transport"] == "local" and target["runner_version"].startswith("conformance_runner 0.2.0")
     local = {
         Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
     }
@@ -60,7 +67,7 @@ def test_certify_through_the_local_runner_matches_in_process(tmp_path, reference
         timeout=120,
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.1.0" in verified.stdout
+    assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.2.0" in verified.stdout
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -83,7 +90,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
         (["--target", "local"], "--target local needs --runner"),
         (
             ["--target", "local", "--runner", "/nonexistent/conformance_runner"],
-            "no runner at /nonexistent/conformance_runner: build it with `cmake -S runner -B build/runner",
+            "no runner at /nonexistent/conformance_runner: build it with `cmake -S conformance/device_runner -B build/runner",
         ),
         (["--runner", "x"], "--runner is given without --target"),
     ],

@@ -168,7 +168,7 @@ def aarch64_probe() -> tuple[Path, Path]:
             "-G",
             "Ninja",
             f"-DCMAKE_MAKE_PROGRAM={qemu_build.tool('ninja')}",
-            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'runner' / 'toolchains' / 'aarch64-linux-gnu.cmake'}",
+            f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'conformance' / 'device_runner' / 'toolchains' / 'aarch64-linux-gnu.cmake'}",
             f"-DCMAKE_PREFIX_PATH={sdk};{out / 'backend-install'}",
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DCMAKE_CXX_FLAGS={UBSAN}",

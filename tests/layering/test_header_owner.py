@@ -18,7 +18,6 @@ SCANNED = (
     "conformance",
     "matrix",
     "reference_backend",
-    "runner",
     "scoreboard",
     "scripts",
     "tests",

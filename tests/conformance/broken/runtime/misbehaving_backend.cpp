@@ -175,6 +175,24 @@ void crash_on_17_elements(Span<EValue*> args) {
   }
 }
 
+// MISBEHAVE=execute:shared-scratch: every handle's outputs pass through one static scratch buffer, with no
+// lock, as a runtime keeping its intermediate values in a global would. Alone each execute is right; two
+// methods executing at once on two threads read each other's values (the window is widened to make the race
+// likely; the defect is the sharing, not the wait).
+void through_shared_scratch(Span<EValue*> args, size_t first_output) {
+  const char* what = std::getenv("MISBEHAVE");
+  if (what == nullptr || std::strcmp(what, "execute:shared-scratch") != 0) return;
+  static unsigned char scratch[1 << 16];
+  for (size_t i = first_output; i < args.size(); ++i) {
+    if (args[i] == nullptr || !args[i]->isTensor()) continue;
+    auto& t = args[i]->toTensor();
+    const size_t n = t.nbytes() < sizeof scratch ? t.nbytes() : sizeof scratch;
+    std::memcpy(scratch, t.const_data_ptr(), n);
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    std::memcpy(t.mutable_data_ptr(), scratch, n);
+  }
+}
+
 BackendInterface* inner() {
   return &reference_backend::backend_interface();
 }
@@ -194,6 +212,7 @@ class MisbehavingBackend final : public BackendInterface {
     crash_on_17_elements(args);
     const Error error = inner()->execute(context, handle, args);
     if (error == Error::Ok) corrupt_outputs(args, outputs_from(args));
+    if (error == Error::Ok) through_shared_scratch(args, outputs_from(args));
     return error;
   }
 

@@ -19,4 +19,11 @@ void step(const std::string& what);
 // (a runtime error is a result, not a failure of the runner).
 bool run_entry(const std::string& dir, const Entry& entry, std::string& error);
 
+// The exit codes of running a bundle (main.cpp documents them).
+constexpr int kOk = 0, kMalformedBundle = 65, kCannotWrite = 74;
+
+// Reads BUNDLE_DIR/manifest.txt and runs each entry, writing BUNDLE_DIR/results/; kOk, or another exit
+// code with `error` saying why.
+int run_bundle(const std::string& dir, std::string& error);
+
 }  // namespace conformance_runner

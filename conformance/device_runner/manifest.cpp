@@ -72,6 +72,12 @@ bool read_manifest(const std::string& path, std::vector<Entry>& entries, std::st
     } else if (key == "copies") {
       if (!(words >> current.copies) || current.copies < 1)
         return fail(error, number, "expected 'copies <n>=1..>'");
+    } else if (key == "threads") {
+      if (!(words >> current.threads) || current.threads < 1 || current.threads > 256)
+        return fail(error, number, "expected 'threads <n=1..256>'");
+    } else if (key == "iterations") {
+      if (!(words >> current.iterations) || current.iterations < 1)
+        return fail(error, number, "expected 'iterations <n>=1..>'");
     } else if (key == "round") {
       Round r;
       if (!(words >> r.index >> r.name >> r.file))

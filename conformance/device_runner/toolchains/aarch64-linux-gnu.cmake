@@ -4,7 +4,7 @@
 # (scripts/cross_build_runner.py does it all; docs/device-runner.md):
 #
 #   cmake -S runner -B build/runner-aarch64 -G Ninja \
-#     -DCMAKE_TOOLCHAIN_FILE=runner/toolchains/aarch64-linux-gnu.cmake \
+#     -DCMAKE_TOOLCHAIN_FILE=conformance/device_runner/toolchains/aarch64-linux-gnu.cmake \
 #     -DCMAKE_PREFIX_PATH="<unpacked wheel>/executorch;<the backend's aarch64 prefix>" ...
 #
 # Headers and libraries are searched in the sysroot only: Debian's

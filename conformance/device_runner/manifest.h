@@ -7,7 +7,10 @@
 //   data <file>                  (a .ptd given with the program)
 //   inputs <file>                (execute/try_load: the input tensors)
 //   copies <n>                   (repeat)
-//   round <index> <name> <file>  (repeat: the inputs of program <name> in round <index>)
+//   round <index> <name> <file>  (repeat: the inputs of program <name> in round <index>;
+//                                 concurrent: input set <index>, of program <name>)
+//   threads <n>                  (concurrent: threads, thread t runs input set t mod sets)
+//   iterations <n>               (concurrent: executes per thread)
 //   end
 //
 // Files are named relative to the bundle directory and hold no spaces.
@@ -37,6 +40,8 @@ struct Entry {
   std::string data;
   std::string inputs;
   int copies = 1;
+  int threads = 1;
+  int iterations = 1;
   std::vector<Round> rounds;
 };
 

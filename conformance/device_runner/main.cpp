@@ -97,27 +97,8 @@ int main(int argc, char** argv) {
     ::alarm(static_cast<unsigned>(timeout));
   }
   executorch::runtime::runtime_init();
-  std::vector<conformance_runner::Entry> entries;
   std::string error;
-  if (!conformance_runner::read_manifest(dir + "/manifest.txt", entries, error)) {
-    std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());
-    return 65;
-  }
-  const std::string results = dir + "/results";
-  if (::mkdir(results.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "conformance_runner: cannot create %s: %s\n", results.c_str(), std::strerror(errno));
-    return 74;
-  }
-  if (!conformance_runner::open_steps(results + "/steps.txt")) {
-    std::fprintf(stderr, "conformance_runner: cannot create %s/steps.txt: %s\n", results.c_str(),
-                 std::strerror(errno));
-    return 74;
-  }
-  for (const auto& entry : entries) {
-    if (!conformance_runner::run_entry(dir, entry, error)) {
-      std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());
-      return 74;
-    }
-  }
-  return 0;
+  const int code = conformance_runner::run_bundle(dir, error);
+  if (code != conformance_runner::kOk) std::fprintf(stderr, "conformance_runner: %s\n", error.c_str());
+  return code;
 }
