@@ -292,6 +292,8 @@ class Backend:
     installed_version: str | None = None
     capabilities: list[str] | None = None  # None: absent (read as [])
     runtime_libraries: list[RuntimeLibrary] | None = None  # None: absent (schema 1)
+    #: how the declaration lets results differ from eager PyTorch (OperatorSupport.deviations); None: none
+    declared_deviations: list[str] | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: optional keys that may be null and were absent from the file read
     absent: frozenset[str] = frozenset()
@@ -309,11 +311,15 @@ class Backend:
             out["capabilities"] = list(self.capabilities)
         if self.runtime_libraries is not None:
             out["runtime_libraries"] = [lib.to_dict() for lib in self.runtime_libraries]
+        if self.declared_deviations is not None:
+            out["declared_deviations"] = list(self.declared_deviations)
         return {**out, **self.extra}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Backend:
-        fields = _fields_from(cls, d, ("installed_version", "capabilities", "runtime_libraries"))
+        fields = _fields_from(
+            cls, d, ("installed_version", "capabilities", "runtime_libraries", "declared_deviations")
+        )
         if fields["runtime_libraries"] is not None:
             fields["runtime_libraries"] = [RuntimeLibrary.from_dict(x) for x in fields["runtime_libraries"]]
         return cls(**fields, absent=_absent(d, ("installed_version",)))
@@ -647,6 +653,7 @@ def build_report(
             installed_version=_vendor_version_of(descriptor.distribution),
             capabilities=capabilities,
             runtime_libraries=[RuntimeLibrary.from_dict(lib) for lib in runtime_libraries(descriptor)],
+            declared_deviations=descriptor.operators.deviations() or None,
         ),
         selected=list(selected),
         results=[Result.from_dict(r) for r in results],

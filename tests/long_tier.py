@@ -35,6 +35,12 @@ CI_KEEPS: dict[str, str] = {
         "memory kept per execute"
     ),
     f"{T}test_misbehaving_runtimes.py::test_a_slow_init_is_not_charged_to_the_checks_timeout": "slow init()",
+    f"{T}test_nan_modes.py::test_a_backend_is_judged_by_the_nan_mode_it_declares[reference-propagates]": (
+        "OPS-2 judging by a declared nan_mode"
+    ),
+    f"{T}test_misbehaving_runtimes.py::test_a_runtime_wrong_under_concurrency_fails_rt10[execute:shared-scratch]": (
+        "methods sharing a scratch buffer across threads"
+    ),
     f"{T}test_misbehaving_runtimes.py::test_the_same_runtime_without_a_fault_passes": "the fault-free baseline",
     # a claim carried over RT-6's stricter requirement: also CI's run of a library registering a second id
     # (the EXTRA_ID case of test_broken_backends runs every RT check: --long)

@@ -92,6 +92,19 @@ def operators_compute(ctx: Context) -> str | None:
         f"{ran} delegated cases matched eager PyTorch"
         + (f"; {skipped} not delegated were not run (OPS-1 says why)" if skipped else "")
         + _declared_tolerances(ctx, found)
+        + _declared_nan_modes(found)
+    )
+
+
+def _declared_nan_modes(found: list[runner.CaseResult]) -> str:
+    """'; N cases of OPS with a NaN operand judged with NaN ignored, as declared (nan_mode='ignore')', or ''."""
+    ignored = [r for r in found if r.ran and r.nan_ignored]
+    if not ignored:
+        return ""
+    ops = ", ".join(sorted({r.case.op for r in ignored}))
+    return (
+        f"; {len(ignored)} cases holding a NaN operand of {ops} were judged with NaN left out, as the descriptor "
+        "declares (nan_mode='ignore', TOSA 1.0's IGNORE) instead of eager's propagation"
     )
 
 

@@ -28,6 +28,7 @@ from conformance.context import Context
 from conformance.operators import case_outcomes as co
 from conformance.operators import corpus
 from conformance.operators.isolation import Isolation
+from conformance.operators.nan_modes import IGNORE
 from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close
@@ -63,6 +64,8 @@ class CaseResult:
     ran: bool = False
     #: judged with a tolerance the descriptor declares (OperatorDeclaration.tolerances), wider than the corpus's
     declared_tolerance: bool = False
+    #: judged against the result under nan_mode IGNORE, which the descriptor declares for the operator
+    nan_ignored: bool = False
     #: CRASHED or TIMED_OUT when the case alone crashed or hung the vendor process (its reason is the
     #: lowering_error or the run_error)
     crash: str | None = None
@@ -403,7 +406,10 @@ def _run_all(
             )
             continue
         rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record)
-        _compare(r, actual, expected, rtol, atol)
+        ignored = record.get("expected_nan_ignored")
+        if ignored is not None and ctx.descriptor.operators[r.case.op].nan_mode == IGNORE:
+            expected, r.nan_ignored = unpack(ignored), True
+        _compare(r, actual, expected, rtol, atol, NAN_IGNORED if r.nan_ignored else "eager PyTorch")
 
 
 def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[float, float, bool]:
@@ -424,7 +430,13 @@ def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[flo
     return max(rtol, *(r for r, _ in found)), max(atol, *(a for _, a in found)), True
 
 
-def _compare(r: CaseResult, actual: list[Any], expected: list[Any], rtol: float, atol: float) -> None:
+#: What a case declared nan_mode "ignore" is compared with.
+NAN_IGNORED = "eager PyTorch with its NaN operands left out (the declared nan_mode='ignore')"
+
+
+def _compare(
+    r: CaseResult, actual: list[Any], expected: list[Any], rtol: float, atol: float, reference: str
+) -> None:
     import torch
 
     r.rtol, r.atol = rtol, atol
@@ -437,7 +449,9 @@ def _compare(r: CaseResult, actual: list[Any], expected: list[Any], rtol: float,
         for a, e in zip(actual, expected)
     ]
     try:
-        assert_outputs_close(r.case.describe(), [a for a, _ in widened], [e for _, e in widened], rtol, atol)
+        assert_outputs_close(
+            r.case.describe(), [a for a, _ in widened], [e for _, e in widened], rtol, atol, reference
+        )
     except CheckFailed as exc:
         r.mismatch = str(exc).removeprefix(f"{r.case.describe()} ")
     worst, used = 0.0, 0.0

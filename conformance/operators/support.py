@@ -30,6 +30,12 @@ with the corpus's own tolerance for that precision (which grows with the case's 
 
 A case then passes within the larger of the corpus's tolerance and the declared one, and the report
 says which operators were judged with a declared tolerance.
+
+An operator that selects among its operands (maximum, minimum, amax, amin, max pooling) and leaves a NaN
+operand out, as TOSA 1.0's ``nan_mode=IGNORE`` does, declares so; its cases holding a NaN are then judged
+against that result, not eager's::
+
+    support.ignoring_nan("aten::maximum", "aten::minimum")
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 
 from conformance.operators.corpus import normalize
+from conformance.operators.nan_modes import IGNORE, NAN_MODES, PROPAGATE, nan_mode_problem
 from conformance.operators.spec import DTYPES, EPS, FLOAT32, TRAITS
 
 
@@ -63,6 +70,9 @@ class OperatorDeclaration:
     #: float32 in bfloat16) and judged with the corpus's tolerance for that precision; given as a mapping
     #: dtype -> precision, or one precision for every float dtype of the declaration
     computes_in: tuple[tuple[str, str], ...] = ()
+    #: what a NaN operand does (conformance/operators/nan_modes.py): "propagate" (eager PyTorch's) or, for an
+    #: operator that selects among its operands, "ignore" (TOSA 1.0's IGNORE: IEEE maxNum/minNum)
+    nan_mode: str = PROPAGATE
 
     def precision(self, dtype: str) -> str | None:
         """The precision results of ``dtype`` are declared to be computed in, or None."""
@@ -90,6 +100,10 @@ class OperatorDeclaration:
                 raise ValueError(f"unknown case trait {t!r}; known: {', '.join(TRAITS)}, or 'case:NAME'")
         if not dtypes:
             raise ValueError("an operator declaration needs at least one dtype")
+        if self.nan_mode not in NAN_MODES:
+            raise ValueError(
+                f"nan_mode is {self.nan_mode!r}, not one of {', '.join(repr(m) for m in NAN_MODES)}"
+            )
         object.__setattr__(self, "dtypes", tuple(dict.fromkeys(dtypes)))
         object.__setattr__(self, "without", tuple(sorted(set(without))))
         object.__setattr__(self, "tolerances", _tolerances(self.tolerances, self.dtypes))
@@ -165,6 +179,9 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
                 value = given
             else:
                 value = OperatorDeclaration(tuple([given] if isinstance(given, str) else given))
+            problem = nan_mode_problem(normalize(op), value.nan_mode)
+            if problem is not None:
+                raise ValueError(problem)
             found[normalize(op)] = value
         self._ops = found
 
@@ -178,9 +195,11 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
         reason: str = "",
         tolerance=(),
         computes_in=(),
+        nan_mode: str = PROPAGATE,
     ) -> OperatorSupport:
         """``tolerance``: (rtol, atol) for every dtype, or a mapping dtype -> (rtol, atol); ``computes_in``: the
-        lower precision the results are computed in (one for every float dtype, or a mapping)."""
+        lower precision the results are computed in (one for every float dtype, or a mapping); ``nan_mode``:
+        "ignore" for operators that leave a NaN operand out (conformance/operators/nan_modes.py)."""
         declaration = OperatorDeclaration(
             tuple([dtypes] if isinstance(dtypes, str) else dtypes),
             dynamic,
@@ -188,6 +207,7 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
             reason,
             tolerance,
             computes_in,
+            nan_mode,
         )
         return cls(dict.fromkeys(ops, declaration))
 
@@ -200,6 +220,7 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
         reason: str = "",
         tolerance=(),
         computes_in=(),
+        nan_mode: str = PROPAGATE,
     ):
         return cls.of(
             (FLOAT32,),
@@ -209,6 +230,21 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
             reason=reason,
             tolerance=tolerance,
             computes_in=computes_in,
+            nan_mode=nan_mode,
+        )
+
+    def ignoring_nan(self, *ops: str) -> OperatorSupport:
+        """A copy in which each of ``ops`` (each declared, and each an operator that selects among its
+        operands) declares nan_mode "ignore": a NaN operand is left out (TOSA 1.0's IGNORE)."""
+        missing = [op for op in ops if op not in self]
+        if missing:
+            raise ValueError(f"ignoring_nan names {', '.join(missing)}, which the declaration does not hold")
+        wanted = {normalize(op) for op in ops}
+        return OperatorSupport(
+            {
+                op: dataclasses.replace(d, nan_mode=IGNORE) if op in wanted else d
+                for op, d in self._ops.items()
+            }
         )
 
     def computing_in(self, precision: str, dtype: str = FLOAT32) -> OperatorSupport:
@@ -295,6 +331,18 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
                 for op, d in data.items()
             }
         )
+
+    def deviations(self) -> list[str]:
+        """Each way the declaration lets results differ from eager PyTorch, one line per operator, in
+        declaration order: 'aten::maximum: NaN ignored', 'aten::mm float32: computed in bfloat16',
+        'aten::mm float32: rtol 0.01 atol 0.01' (the report's backend.declared_deviations)."""
+        lines = []
+        for op, decl in self._ops.items():
+            if decl.nan_mode == IGNORE:
+                lines.append(f"{op}: NaN ignored")
+            lines += [f"{op} {dtype}: computed in {precision}" for dtype, precision in decl.computes_in]
+            lines += [f"{op} {dtype}: rtol {rtol:g} atol {atol:g}" for dtype, rtol, atol in decl.tolerances]
+        return lines
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every declared (operator, dtype), in declaration order."""

@@ -18,6 +18,7 @@ import copy
 from typing import Any
 
 from conformance.fx_names import operator_name
+from conformance.operators.nan_modes import ignoring_nan
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -157,6 +158,7 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         module, inputs = c.make()
         with torch.no_grad():
             expected = _flat(module(*inputs))
+        nan_ignored = ignoring_nan(c.op, module, inputs)
         magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
         out_dtype = str(expected[0].dtype).removeprefix("torch.")
         rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
@@ -173,6 +175,8 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
                 "atol": atol,
                 "magnitude": magnitude,
                 "inputs": len(inputs),
+                # the outputs under nan_mode IGNORE, where they differ from eager's (conformance/operators/nan_modes.py)
+                "expected_nan_ignored": nan_ignored,
             }
         )
         modules.append(module)
@@ -208,4 +212,5 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     for p, where in zip(per_case, placed):
         p.update(where)
         p["expected"] = pack(p["expected"])
+        p["expected_nan_ignored"] = pack(p["expected_nan_ignored"]) if p["expected_nan_ignored"] else None
     return {"pte": bytes(program.buffer), "cases": per_case, "inputs": pack(flat_inputs)}

@@ -45,6 +45,7 @@ from conformance.results.result_tables import (
     shared_setup_line,
     with_cases,
 )
+from conformance.results.summary_text import deviations_line
 
 #: Outcome -> CSS class of its cell (the row states of result_tables).
 OUTCOME_CLASS = OUTCOME_STATE
@@ -178,8 +179,11 @@ def _profiles_section(report: dict[str, Any]) -> str:
     what = " + ".join(certified) or (
         "no profile" if _get(report, "mode") == "certify" else "nothing (standard mode)"
     )
+    deviations = deviations_line(report)
+    declared = f'<p id="declared-deviations">{_e(deviations)}</p>' if deviations else ""
     return (
         f'<section id="profiles-section"><h2>Profiles</h2><p id="certifies">certifies: <b>{_e(what)}</b></p>'
+        + declared
         + _table(PROFILES, rows, note)
         + "</section>"
     )

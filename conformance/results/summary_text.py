@@ -50,7 +50,19 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - {reason}" for reason in report["verdict_reasons"]]
     lines += [f"  - warning: {warning}" for warning in report["warnings"]]
     lines += [f"  - deprecated: {text}" for text in report.get("deprecations", ())]
-    return lines + [certifies_line(report)]
+    lines += [certifies_line(report)]
+    deviations = deviations_line(report)
+    return lines + ([deviations] if deviations else [])
+
+
+def deviations_line(report: dict[str, Any]) -> str | None:
+    """'judged by declared deviations: aten::maximum: NaN ignored; ...' (the backend's
+    ``declared_deviations``, next to the verdict), or None when it declares none."""
+    backend = report.get("backend")
+    found = backend.get("declared_deviations") if isinstance(backend, dict) else None
+    if not found or not isinstance(found, list):
+        return None
+    return "judged by declared deviations: " + "; ".join(str(x) for x in found)
 
 
 def certifies_line(report: dict[str, Any]) -> str:

@@ -10,8 +10,9 @@ What it does: for each operator, a one-operator program over a tensor of edge va
 XnnpackPartitioner, run with ExecuTorch's Python runtime and compared element by element with eager
 PyTorch (NaN matches NaN; otherwise within 8 ULP).
 
-Seen (x86-64, executorch 1.5.1): maximum and minimum drop a NaN operand (IEEE maxNum/minNum; torch
-propagates NaN), max_pool2d does the same inside its window, log_sigmoid(NaN) is not NaN, log(NaN) is
+Seen (x86-64, executorch 1.5.1): maximum and minimum drop a NaN first operand but keep a NaN second one
+(maximum(nan, 0) is 0, maximum(-2.5, nan) is NaN: neither torch's propagation nor IEEE maxNum/minNum),
+max_pool2d gives a number for a window holding NaN, not always its largest, log_sigmoid(NaN) is not NaN, log(NaN) is
 88.78, and rsqrt(0) and rsqrt(-0) are NaN (inf and -inf in eager). XNNPACK picks its kernels by the
 CPU's features: on one machine sigmoid and silu of +-max/4 were NaN too (1 and 0, max/4 and -0 in
 eager), on another (2026-12-03) they agree. Each line names the inputs, eager's result and XNNPACK's.
@@ -101,6 +102,14 @@ def main() -> int:
                 f"    {name}({args}): eager {float(expected.flatten()[i]):.6g}, XNNPACK {float(actual.flatten()[i]):.6g}"
             )
         failing += bool(bad)
+    # Which NaN semantics maximum has: eager propagates (NaN, NaN), IEEE maxNum / TOSA's IGNORE leaves it out
+    # (0, 0); a result that depends on which operand is NaN is neither.
+    nan, zero = torch.tensor([float("nan"), 0.0]), torch.tensor([0.0, float("nan")])
+    got = run_on_xnnpack(torch.maximum, (nan, zero))
+    print(
+        f"maximum(nan, 0) = {float(got[0]):g} and maximum(0, nan) = {float(got[1]):g} on XNNPACK "
+        "(eager: nan and nan; IEEE maxNum: 0 and 0)"
+    )
     print(f"DEFECT: {failing} operator(s) differ from eager PyTorch" if failing else "all operators agree")
     return 1 if failing else 0
 

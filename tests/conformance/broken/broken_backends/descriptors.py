@@ -402,3 +402,28 @@ WEIGHTS_TWICE = dataclasses.replace(
         max_blob_bytes=REFERENCE.named_data.max_blob_bytes,
     ),
 )
+
+
+#: Declares that the reference backend's max pooling leaves a NaN out (nan_mode="ignore"), which it does not:
+#: its NaN cases propagate NaN as eager PyTorch does, and OPS-2 judges them by the declaration.
+DECLARES_NAN_IGNORED = dataclasses.replace(
+    REFERENCE, operators=REFERENCE.operators.ignoring_nan("aten::max_pool2d_with_indices")
+)
+
+
+def _xnnpack_declaring_nan_ignored():
+    from scoreboard.xnnpack.descriptor import OPERATORS, descriptor
+
+    return descriptor(
+        OPERATORS.ignoring_nan("aten::maximum", "aten::minimum", "aten::max_pool2d_with_indices")
+    )
+
+
+def __getattr__(name: str):
+    """XNNPACK_DECLARES_NAN_IGNORED, made when it is named (importing XNNPACK's descriptor takes seconds):
+    ExecuTorch's XNNPACK declaring nan_mode="ignore" (IEEE maxNum/minNum) for maximum, minimum and max pooling,
+    which it does not compute either: its result depends on the operands' order (maximum(-2.5, nan) is NaN,
+    maximum(nan, 0) is 0)."""
+    if name == "XNNPACK_DECLARES_NAN_IGNORED":
+        return _xnnpack_declaring_nan_ignored()
+    raise AttributeError(name)
