@@ -20,22 +20,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from conformance.run.run_command import Options, run_command
+
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests" / "conformance"
 sys.path.insert(0, str(TESTS))
 
 
-def run(report_dir: Path, env: dict[str, str], extra: list[str]) -> tuple[float, dict]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        "broken_backends.descriptors:MISBEHAVING",
-    ]
+def run(report_dir: Path, env: dict[str, str], options: Options) -> tuple[float, dict]:
+    cmd = run_command("broken_backends.descriptors:MISBEHAVING", options, report_dir)
     started = time.monotonic()
-    subprocess.run([*cmd, "--report-dir", str(report_dir), *extra], env=env, capture_output=True, text=True)
+    subprocess.run(cmd, env=env, capture_output=True, text=True)
     elapsed = time.monotonic() - started
     return elapsed, json.loads((report_dir / "report.json").read_text())
 
@@ -56,7 +51,7 @@ def main() -> int:
     args = parser.parse_args()
     from runner_build import build_broken_runtime
 
-    extra = ["--timeout", args.timeout] + (["--checks", args.checks] if args.checks else ["--certify"])
+    extra = Options(checks=args.checks, certify=not args.checks, timeout=float(args.timeout))
     with tempfile.TemporaryDirectory(prefix="crash-cost-") as tmp:
         runtime = build_broken_runtime(Path(tmp) / "runtime")
         base = dict(os.environ, BROKEN_RUNTIME_DIR=str(runtime), PYTHONPATH=str(TESTS / "broken"))

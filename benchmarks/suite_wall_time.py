@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 import tempfile
 import time
+
+from conformance.run.run_command import Options, run_command
 
 
 def main() -> None:
@@ -24,23 +25,8 @@ def main() -> None:
     for i in range(args.runs):
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "conformance.cli",
-                    "run",
-                    "--backend",
-                    "ReferenceBackend",
-                    "--certify",
-                    "--report-dir",
-                    out,
-                    "-n",
-                    args.workers,
-                ],
-                capture_output=True,
-                text=True,
-            )
+            command = run_command("ReferenceBackend", Options(certify=True, workers=int(args.workers)), out)
+            proc = subprocess.run(command, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
         status = "certified" if proc.returncode == 0 else f"exit {proc.returncode}"
         print(f"run {i + 1}: {elapsed:6.1f} s wall, {args.workers} workers, {status}")

@@ -38,6 +38,7 @@ from typing import Any
 
 from conformance.descriptor import BackendDescriptor, DescriptorError
 from conformance.report import Report
+from conformance.run.run_command import Options, run_command
 
 #: Exit codes of ``executorch-conformance run`` (conformance.cli) that end a run without a report.
 _EXIT_USAGE, _EXIT_INTERNAL, _EXIT_DESCRIPTOR = 2, 3, 4
@@ -76,44 +77,6 @@ def backend_spec(backend: str | BackendDescriptor) -> str:
         "the vendor process cannot load it: define it at module level (DESCRIPTOR = BackendDescriptor(...)) "
         "or pass its 'module:attribute'"
     )
-
-
-@dataclasses.dataclass(frozen=True)
-class Options:
-    """How the suite is run (the CLI's options of the same names)."""
-
-    checks: str | None = None
-    certify: bool = False
-    expectations: str | None = None
-    timeout: float | None = None
-    workers: int = 1
-
-    def argv(self) -> list[str]:
-        out = ["-n", str(self.workers)]
-        if self.checks:
-            out += ["--checks", self.checks]
-        if self.certify:
-            out.append("--certify")
-        if self.expectations:
-            out += ["--expectations", str(self.expectations)]
-        if self.timeout is not None:
-            out += ["--timeout", str(self.timeout)]
-        return out
-
-
-def run_command(spec: str, options: Options, report_dir: Path) -> list[str]:
-    """The ``executorch-conformance run`` command line for ``spec`` with ``options``, in this Python."""
-    command = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        spec,
-        "--report-dir",
-        str(report_dir),
-    ]
-    return command + options.argv()
 
 
 def run_suite(spec: str, options: Options, report_dir: str | Path | None = None) -> Report:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from conformance.run.run_command import Options, run_command
 from matrix.cells import run_cases
 from matrix.releases import release
 from matrix.runtime_build import REPO, build_runtime, installed, required
@@ -120,20 +121,9 @@ def main() -> int:
         env["PYTHONPATH"] = os.pathsep.join(
             [str(REPO / "reference_backend" / "python"), env.get("PYTHONPATH", "")]
         )
-    cmd = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        "reference_backend.conformance:DESCRIPTOR",
-        "--expectations",
-        str(out / "expectations.toml"),
-        "--report-dir",
-        str(out),
-        "-n",
-        "1",
-    ]
+    cmd = run_command(
+        "reference_backend.conformance:DESCRIPTOR", Options(expectations=str(out / "expectations.toml")), out
+    )
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     (out / "output.txt").write_text(proc.stdout + proc.stderr)
     print(proc.stdout[-3000:])

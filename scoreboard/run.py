@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance.run.run_command import Options, run_command, shown
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 ROWS = HERE / "rows.json"
@@ -91,19 +93,14 @@ def run_row(
     from conformance.report import seal
 
     with tempfile.TemporaryDirectory(prefix=f"scoreboard-{name}-") as tmp:
-        command = ["executorch-conformance", "run", "--backend", backend, "--report-dir", "REPORT_DIR"]
-        command += ["--timeout", f"{timeout:g}"]
-        if models:
-            command += ["--models", "all"]
-        if ops:
-            command += ["--ops", ops]
-        if checks:
-            command += ["--checks", checks]
-        argv = [sys.executable, "-m", "conformance.cli", *command[1:]]
-        argv[argv.index("REPORT_DIR")] = tmp
+        options = Options(checks=checks, timeout=timeout, ops=ops, models="all" if models else None)
+        argv = run_command(backend, options, tmp)
+        command = shown(
+            run_command(backend, options, out.relative_to(REPO) if out.is_relative_to(REPO) else out)
+        )
         started = datetime.datetime.now(datetime.timezone.utc)
         clock = time.monotonic()
-        print(f"scoreboard: {name}: {' '.join(command)}", flush=True)
+        print(f"scoreboard: {name}: {command}", flush=True)
         proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
         wall = time.monotonic() - clock
         report_path = Path(tmp) / "report.json"
@@ -122,9 +119,7 @@ def run_row(
     record = {
         "row": name,
         "backend": backend,
-        "command": " ".join(command).replace(
-            "REPORT_DIR", str(out.relative_to(REPO) if out.is_relative_to(REPO) else out)
-        ),
+        "command": command,
         "started": started.isoformat(timespec="seconds"),
         "wall_s": round(wall, 1),
         "exit_code": proc.returncode,

@@ -225,10 +225,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
     from conformance.certification.rerun import environment_notes, rerun, rerun_command
+    from conformance.run.run_command import shown
 
     if "options" not in report:
         raise ValueError(f"the report (schema {report['schema_version']}) records no options to re-run with")
-    shown = ["executorch-conformance", *rerun_command(report["options"], "<tmp>", args.expectations)[3:]]
+    command = shown(rerun_command(report["options"], "<tmp>", args.expectations))
     from conformance.certification.rerun_identity import identity_problems, installed_backend
     from conformance.descriptor import DescriptorError
 
@@ -249,7 +250,7 @@ def _rerun(args: argparse.Namespace, report: dict[str, Any]) -> int:
             _say(f"    - {line}")
         _say("    install the backend (and runtime libraries) the report tested, then re-run")
         return EXIT_REJECTED
-    _say(f"  re-running: {' '.join(shown)}", flush=True)
+    _say(f"  re-running: {command}", flush=True)
     new, diffs = rerun(report, expectations=args.expectations)
     for note in environment_notes(report, new):
         _say(f"  re-run note: {note}")

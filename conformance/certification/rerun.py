@@ -6,34 +6,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from conformance.run.run_command import Options, run_command
 
 
 def rerun_command(
     options: dict[str, Any], report_dir: str | Path, expectations: str | None = None
 ) -> list[str]:
     """The ``executorch-conformance run`` command line for a report's ``options``."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        options["backend"],
-        "--report-dir",
-        str(report_dir),
-        "-n",
-        # the recorded number, but never more than this machine's cores: the report is not trusted yet
-        str(max(1, min(options["workers"], os.cpu_count() or 1))),
-    ]
-    if options["certify"]:
-        cmd.append("--certify")
-    checks = options["checks"]
-    if checks is not None:
-        cmd += ["--checks", checks if isinstance(checks, str) else ",".join(checks)]
     expectations = expectations or options["expectations"]
     if expectations:
         from conformance.input_files import check_input_file
@@ -45,10 +28,16 @@ def rerun_command(
                 f"the report ran with the expectations file {expectations}, which is not here; "
                 "give it with --expectations"
             ) from None
-        cmd += ["--expectations", str(expectations)]
-    if options["timeout"] is not None:
-        cmd += ["--timeout", str(options["timeout"])]
-    return cmd
+    checks = options["checks"]
+    recorded = Options(
+        checks=checks if checks is None or isinstance(checks, str) else ",".join(checks),
+        certify=bool(options["certify"]),
+        expectations=str(expectations) if expectations else None,
+        timeout=options["timeout"],
+        # the recorded number, but never more than this machine's cores: the report is not trusted yet
+        workers=max(1, min(options["workers"], os.cpu_count() or 1)),
+    )
+    return run_command(options["backend"], recorded, report_dir)
 
 
 def rerun(

@@ -4,6 +4,7 @@ it verifies, its library matches, and ``verify --rerun`` finds edited outcomes."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -79,7 +80,7 @@ def test_rerun_command_and_differences():
         "--report-dir",
         "/tmp/x",
         "-n",
-        "2",
+        str(min(2, os.cpu_count() or 1)),
         "--certify",
         "--timeout",
         "30",
