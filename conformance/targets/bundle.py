@@ -137,6 +137,11 @@ class Bundle:
             shutil.copyfile(source, self.root / name)
         return name
 
+    def add_programs(self, programs: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
+        """Puts each (sample, .pte bytes) into the bundle under a name of its own ('p0', 'p1', ...: a sample's
+        name may hold spaces); the (bundle name, file) pairs for ``entry(program=...)``, in order."""
+        return [(f"p{i}", self.add_file(pte, ".pte")) for i, (_name, pte) in enumerate(programs)]
+
     def add_tensors(self, tensors: list[Any]) -> str:
         return self.add_file(encode_tensors(tensors), ".bin")
 

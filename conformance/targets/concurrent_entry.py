@@ -28,12 +28,9 @@ def add_concurrent_entry(
 ) -> Callable[[Path], dict]:
     """``programs``: (sample, .pte bytes); ``input_sets``: (sample, packed inputs), thread t running set
     t mod len(input_sets); each thread loads its own method and executes it ``iterations`` times."""
-    names = {}
-    listed = []
-    for i, (name, pte) in enumerate(programs):
-        names[f"p{i}"] = name
-        listed.append((f"p{i}", bundle.add_file(pte, ".pte")))
-    by_name = {v: k for k, v in names.items()}
+    listed = bundle.add_programs(programs)
+    names = {key: name for (key, _), (name, _) in zip(listed, programs)}
+    by_name = {name: key for key, name in names.items()}
     sets = [
         (s, by_name[name], bundle.add_tensors(list(unpack(packed))))
         for s, (name, packed) in enumerate(input_sets)

@@ -467,12 +467,9 @@ class TargetRuntime:
         return handle
 
     def _bundle_execute_repeatedly(self, bundle: Bundle, programs, rounds, copies) -> Callable[[Path], dict]:
-        names = {}
-        listed = []
-        for i, (name, pte) in enumerate(programs):
-            names[f"p{i}"] = name
-            listed.append((f"p{i}", bundle.add_file(pte, ".pte")))
-        by_name = {v: k for k, v in names.items()}
+        listed = bundle.add_programs(programs)
+        names = {key: name for (key, _), (name, _) in zip(listed, programs)}
+        by_name = {name: key for key, name in names.items()}
         planned = [
             (r, by_name[name], bundle.add_tensors(list(unpack(packed))))
             for r, inputs in enumerate(rounds)
