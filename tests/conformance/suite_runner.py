@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conformance.run.run_command import Options, run_command
+
 BROKEN = Path(__file__).parent / "broken"
 
 #: The suite as a plain pytest run (``pytest --pyargs conformance.suite``), the options to follow.
@@ -28,19 +30,7 @@ def run_suite(
     report_dir: Path, backend: str, *extra: str, env: dict | None = None
 ) -> tuple[int, dict | None, str]:
     """Runs the CLI; returns (exit code, report or None, combined output)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "conformance.cli",
-        "run",
-        "--backend",
-        backend,
-        "--report-dir",
-        str(report_dir),
-        "-n",
-        "1",
-        *extra,
-    ]
+    cmd = [*run_command(backend, Options(), report_dir), *extra]
     full_env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BROKEN), os.environ.get("PYTHONPATH", "")]))
     full_env.update(env or {})
     proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=600)

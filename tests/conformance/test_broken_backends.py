@@ -154,3 +154,44 @@ def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name)
     if name in SEEN_BY_ONE_CHECK:  # no weaker check catches it
         others = {i: r["outcome"] for i, r in results.items() if i != failing}
         assert set(others.values()) <= {"passed", "not_applicable"}, others
+
+
+@pytest.mark.full  # a quantized lowering (CI keeps it: tests/long_tier.py)
+def test_a_backend_failing_a_profile_it_claims_gets_that_profile_not_conformant(tmp_path, broken_runtime_dir):
+    """REQUANT_OFF_BY_ONE declares the quantized capability (it claims the Quantized profile) and fails
+    QNT-3: that profile is not conformant (report, JUnit, badge, verify), while Core, which it passes, is
+    conformant; the run as a whole is not conformant."""
+    import json
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    code, report, output = run_suite(
+        tmp_path,
+        "broken_backends.descriptors:REQUANT_OFF_BY_ONE",
+        "--checks",
+        "RT-1,RT-3,QNT",
+        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
+    )
+    assert report is not None, output
+    profiles = {p["id"]: p for p in report["profiles"]}
+    assert profiles["core"]["verdict"] == "conformant", profiles["core"]
+    quantized = profiles["quantized"]
+    assert quantized["verdict"] == "not conformant" and any("QNT-3" in r for r in quantized["reasons"]), (
+        quantized
+    )
+    assert report["verdict"] == "not conformant" and code == 1
+    badge = json.loads((tmp_path / "badge.json").read_text())
+    assert badge["message"].startswith("not conformant"), badge
+    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")  # noqa: S314  the suite's own output
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["profile:quantized"] == "not conformant" and properties["profile:core"] == "conformant"
+    verified = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", str(tmp_path / "report.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Core conformant" in verified.stdout and "Quantized not conformant" in verified.stdout, (
+        verified.stdout
+    )
