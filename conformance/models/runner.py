@@ -25,11 +25,34 @@ from conformance.models.results import (  # noqa: F401  (the values of a row's r
     RESULTS,
     RUN_FAILED,
 )
+from conformance.operators.spec import EPS, FLOAT32
 from conformance.outcomes import CheckFailed, NotApplicable
 from conformance.vendor.task_registry import LOWER_MODEL
 from conformance.vendor.vendor_records import unpack
 
 TASK = LOWER_MODEL
+
+#: A model whose float32 results the descriptor declares computed in a lower precision P (``computes_in``)
+#: may differ by this many of P's epsilon, relative and at the output's scale, instead of the model's
+#: float32 bound: a deep network's activations are rounded to P at every layer, so one rounding (what an
+#: operator case allows) is not enough, and a few are far below a wrong result.
+DECLARED_PRECISION_EPS = 4
+
+
+def declared_precision(operators: Any) -> str | None:
+    """The least precise float precision the descriptor's operators declare float32 results computed in
+    (``OperatorDeclaration.computes_in``), or None."""
+    found = {d.precision(FLOAT32) for d in operators.values()} - {None}
+    return max(found, key=EPS.__getitem__) if found else None
+
+
+def tolerance(model: StandardModel, operators: Any) -> tuple[float, float, str | None]:
+    """(rtol, atol, the declared precision or None) the model's outputs are judged with."""
+    precision = declared_precision(operators)
+    if precision is None:
+        return model.rtol, model.atol, None
+    bound = DECLARED_PRECISION_EPS * EPS[precision]
+    return max(model.rtol, bound), max(model.atol, bound), precision
 
 
 def parse_models(text: str | None, flag: str = "--models") -> tuple[str, ...] | None:
@@ -154,8 +177,14 @@ def _fill(ctx: Context, model: StandardModel, row: dict[str, Any]) -> None:
     except CheckFailed as exc:
         row["result"], row["reason"] = RUN_FAILED, str(exc)
         return
-    worst, used, problem = measure(actual, unpack(lowered["expected"]), model.rtol, model.atol)
+    rtol, atol, precision = tolerance(model, ctx.descriptor.operators)
+    row["rtol"], row["atol"] = rtol, atol
+    worst, used, problem = measure(actual, unpack(lowered["expected"]), rtol, atol)
+    if precision is not None:
+        judged = f"judged in {precision}, which the descriptor declares float32 is computed in (computes_in)"
+        problem = f"{problem}; {judged}" if problem else None
+        row["reason"] = judged
     # JSON has no infinity: a NaN or infinite difference is in the reason, not in the numbers.
     row["max_abs_error"] = worst if math.isfinite(worst) else None
     row["tolerance_used"] = round(used, 4) if math.isfinite(used) else None
-    row["result"], row["reason"] = (MISMATCH, problem) if problem else (MATCHED, "")
+    row["result"], row["reason"] = (MISMATCH, problem) if problem else (MATCHED, row["reason"])
