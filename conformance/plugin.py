@@ -34,6 +34,7 @@ from conformance.outcomes import (
     CheckFailed,
 )
 from conformance.profiles import certified_profiles
+from conformance.registry import exempt, selects
 from conformance.report import build_report, write_report
 from conformance.results.summary_text import summary_lines
 from conformance.run.run_options import OptionsError, RunOptions
@@ -329,14 +330,10 @@ class ConformanceRun:
 
     def _exempt(self, check) -> bool:
         """A conditional check whose capability the descriptor does not declare."""
-        return bool(check.applies_if) and check.applies_if not in self.descriptor.capabilities()
+        return exempt(check.applies_if, self.descriptor.capabilities())
 
     def _wanted(self, check_id: str) -> bool:
-        return (
-            self.selected is None
-            or check_id in self.selected
-            or check_id.split("-", maxsplit=1)[0] in self.selected
-        )
+        return selects(self.selected, check_id)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:

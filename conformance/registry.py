@@ -6,7 +6,7 @@ of all checks belongs to ``conformance.checks``."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from conformance.outcomes import MUST, SHOULD, CheckFailed, NotApplicable, ensure  # noqa: F401  (re-exported)
 
@@ -37,6 +37,21 @@ class Check:
     def sort_key(self) -> tuple:
         area, _, number = self.id.partition("-")
         return (AREAS.index(area) if area in AREAS else len(AREAS), area, int(number))
+
+
+def selects(selection: Iterable[str] | None, check_id: str) -> bool:
+    """Whether ``selection`` (check IDs and areas, as ``--checks`` gives them; None: every check) selects
+    the check ``check_id``: the one rule every entry point and ``verify`` apply."""
+    if selection is None:
+        return True
+    chosen = set(selection)
+    return check_id in chosen or check_id.split("-", maxsplit=1)[0] in chosen
+
+
+def exempt(applies_if: str | None, capabilities: Iterable[str]) -> bool:
+    """Whether a check conditional on ``applies_if`` is one the backend is exempt from: it does not declare
+    that capability (docs/contract.md, "Conditional checks"). An unconditional check never is."""
+    return bool(applies_if) and applies_if not in set(capabilities)
 
 
 def check(id: str, clause: str, title: str, level: str = MUST, applies_if: str | None = None):

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from conformance.input_files import NotARegularFile, open_regular
 from conformance.outcomes import BAD, FAILED, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.profiles import NOT_CLAIMED, PROFILES
+from conformance.registry import exempt
 from conformance.results.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
@@ -172,8 +173,7 @@ def _cause(reason: str) -> str:
 
 
 def _exempt(result: dict[str, Any], capabilities) -> bool:
-    condition = result.get("applies_if")
-    return bool(condition) and condition not in capabilities
+    return exempt(result.get("applies_if"), capabilities)
 
 
 def profile_verdicts(

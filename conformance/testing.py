@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.descriptor import BackendDescriptor, DescriptorError
+from conformance.registry import selects
 from conformance.report import Report
 from conformance.run.run_command import Options, run_command
 
@@ -206,7 +207,7 @@ def parametrize_with_checks(
         except OptionsError as exc:
             raise ValueError(str(exc)) from None
     options = Options(checks=checks, expectations=expectations, timeout=timeout)
-    selected = [c for c in all_checks() if wanted is None or c.id in wanted or c.area in wanted]
+    selected = [c for c in all_checks() if selects(wanted, c.id)]
     return pytest.mark.parametrize(
         "check",
         [

@@ -36,6 +36,7 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.profiles import certified_profiles
+from conformance.registry import exempt, selects
 from conformance.report import (
     MODES,
     SCHEMA,
@@ -180,8 +181,7 @@ def _today() -> datetime.date:
 
 def is_exempt(result: dict[str, Any], capabilities) -> bool:
     """A conditional check that is not applicable because its capability is not declared."""
-    condition = result.get("applies_if")
-    return result.get("outcome") == NOT_APPLICABLE and bool(condition) and condition not in capabilities
+    return result.get("outcome") == NOT_APPLICABLE and exempt(result.get("applies_if"), capabilities)
 
 
 def tally(results: list[dict[str, Any]], capabilities) -> tuple[dict[str, int], int, int]:
@@ -201,7 +201,7 @@ def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str]:
         return list(ids)
     parts = spec.split(",") if isinstance(spec, str) else spec
     wanted = {p.strip() for p in parts if p.strip()}
-    return [i for i in ids if i in wanted or i.split("-")[0] in wanted]
+    return [i for i in ids if selects(wanted, i)]
 
 
 def check_report(
