@@ -35,9 +35,6 @@ CI_KEEPS: dict[str, str] = {
         "memory kept per execute"
     ),
     f"{T}test_misbehaving_runtimes.py::test_a_slow_init_is_not_charged_to_the_checks_timeout": "slow init()",
-    f"{T}test_broken_backends.py::test_a_backend_failing_a_profile_it_claims_gets_that_profile_not_conformant": (
-        "a profile claimed and failed is not conformant"
-    ),
     f"{T}test_nan_modes.py::test_a_backend_is_judged_by_the_nan_mode_it_declares[reference-propagates]": (
         "OPS-2 judging by a declared nan_mode"
     ),

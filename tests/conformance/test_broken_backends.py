@@ -156,7 +156,7 @@ def test_defect_is_caught_by_the_right_check(tmp_path, broken_runtime_dir, name)
         assert set(others.values()) <= {"passed", "not_applicable"}, others
 
 
-@pytest.mark.full  # a quantized lowering (CI keeps it: tests/long_tier.py)
+@pytest.mark.full  # a quantized lowering (100 s): the long tier (tests/long_tier.py)
 def test_a_backend_failing_a_profile_it_claims_gets_that_profile_not_conformant(tmp_path, broken_runtime_dir):
     """REQUANT_OFF_BY_ONE declares the quantized capability (it claims the Quantized profile) and fails
     QNT-3: that profile is not conformant (report, JUnit, badge, verify), while Core, which it passes, is
