@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from conformance.device_runner import SOURCES
-from conformance.vendor.lowering_cache import default_dir
+from conformance.vendor.lowering_cache import DIR_ENV, default_dir
 
 #: The library's file name (OUTPUT_NAME in CMakeLists.txt).
 LIBRARY = "libconformance_runner.so"
@@ -88,7 +88,17 @@ def library(cmake: str | None = None, ninja: str | None = None) -> Path:
     built = out / LIBRARY
     if built.exists():
         return built
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return _build(cmake_path, ninja_path, compiler, executorch_dir, out)
+    except OSError as exc:
+        raise RunnerLibraryError(
+            f"cannot build the runner library in {out.parent}: {exc}; set {DIR_ENV} to a writable directory"
+        ) from None
+
+
+def _build(cmake_path: str, ninja_path: str | None, compiler: str, executorch_dir: Path, out: Path) -> Path:
+    built = out / LIBRARY
     with tempfile.TemporaryDirectory(prefix="runner-library-", dir=out.parent) as tmp:
         build = Path(tmp) / "build"
         configure = [cmake_path, "-S", str(SOURCES), "-B", str(build), "-DRUNNER_IN_PROCESS=ON"]
