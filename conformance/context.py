@@ -201,12 +201,14 @@ class Context:
         with_log: bool = False,
         vendor: VendorProcess | None = None,
         fresh: bool = False,
+        scale: float = 1.0,
     ) -> Any:
         """Runs the task called ``task`` (``conformance.vendor.task_registry``) for the check that runs now, bounded
         by what is left of its timeout; on a target if the target serves it. ``what`` names the call in
         messages; ``with_log``: (the result, what the task logged). ``vendor``: run it in that vendor process
         (a helper of the run) with the full timeout. A lowering task goes through the run's lowering cache
-        unless ``fresh``."""
+        unless ``fresh``. ``scale``: the call may take that many times its timeout (a program that much larger
+        than the samples, such as NDATA-5's)."""
         if vendor is not None:
             timeout = self.timeout
         else:
@@ -216,6 +218,7 @@ class Context:
                 else self.timeout
             )
             timeout = min(self.timeout, left)
+        timeout *= scale
         if self.target is not None and task in tasks.TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
         process = vendor or self.vendor

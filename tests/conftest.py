@@ -8,6 +8,7 @@ not the suite's (tests/conformance/test_cli.py, test_trustworthy_verdicts.py).""
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,10 @@ _spec = importlib.util.spec_from_file_location("long_tier", Path(__file__).paren
 assert _spec is not None and _spec.loader is not None
 long_tier = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(long_tier)
+
+# NDATA-5 crosses 2^24 instead of 2^32 in every suite run the tests start (16 GiB of memory and a minute each
+# otherwise): tests/conformance/test_large_weights.py crosses 2^32 in the long tier.
+os.environ.setdefault("EXECUTORCH_CONFORMANCE_LARGE_WEIGHTS", "16MiB")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -14,14 +14,25 @@ from pathlib import Path
 import flatbuffers
 from flatbuffers.table import Table
 
+from conformance import large_weights
 from conformance.context import Context, NamedDataLowered
-from conformance.outcomes import CheckFailed, NotApplicable, ensure
+from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
 from conformance.probes import assert_outputs_close
 from conformance.pte import read_pte
 from conformance.registry import check
+from conformance.vendor.task_registry import LARGE_WEIGHTS
+from conformance.vendor.vendor_records import unpack
 
 PTD_FILE_IDENTIFIER = b"FT01"
 PTD_HEADER_MAGIC = b"FH01"
+#: NDATA-5's tolerance: each output sums 4096 products of float32 (a backend may order the sum its own way).
+LARGE_WEIGHTS_RTOL = 1e-4
+LARGE_WEIGHTS_ATOL = 1e-4
+#: Bytes of NDATA-5's weights made and lowered within one per-check timeout: at 2^32 the task gets 4.25
+#: timeouts (measured: 24 s of lowering and 50 s in all for the reference backend on 2 idle cores).
+LARGE_WEIGHTS_BYTES_PER_TIMEOUT = 1 << 30
+#: Bytes read first: the identifier and the fixed header.
+_PTD_HEAD_BYTES = 64
 
 
 # --------------------------------------------------------------------------- .ptd reading
@@ -37,8 +48,8 @@ def _element(table: Table, start: int, i: int) -> Table:
     return Table(table.Bytes, table.Indirect(start + 4 * i))
 
 
-def ptd_index(path: Path) -> dict[str, int]:
-    """Key -> size in bytes of each named blob of a .ptd file.
+def ptd_segments(path: Path) -> dict[str, tuple[int, int]]:
+    """Key -> (offset in the file, size in bytes) of each named blob of a .ptd file.
 
     The .ptd is a FlatBuffer (``extension/flat_tensor/serialize/flat_tensor.fbs``:
     FlatTensor{version, segments, named_data}, DataSegment{offset, size},
@@ -46,15 +57,23 @@ def ptd_index(path: Path) -> dict[str, int]:
     Table reads it by field slot. Its fixed header after the identifier
     ("FH01", then u32 length, u64 flatbuffer size, u64 segment base offset,
     u64 segment data size) is outside the FlatBuffer, so ``struct`` reads it.
+    Only what lies before the segments is read: a .ptd of gigabytes costs no memory.
     """
-    buf = path.read_bytes()
-    if len(buf) < 40 or buf[4:8] != PTD_FILE_IDENTIFIER or buf[8:12] != PTD_HEADER_MAGIC:
-        raise CheckFailed(
-            f"{path.name} is not a .ptd file: identifier {buf[4:8]!r}, header {buf[8:12]!r} "
-            f"(expected {PTD_FILE_IDENTIFIER!r}, {PTD_HEADER_MAGIC!r})"
-        )
     try:
-        base = struct.unpack_from("<Q", buf, 32)[0]
+        with path.open("rb") as file:
+            head = file.read(_PTD_HEAD_BYTES)
+            if len(head) < 40 or head[4:8] != PTD_FILE_IDENTIFIER or head[8:12] != PTD_HEADER_MAGIC:
+                raise CheckFailed(
+                    f"{path.name} is not a .ptd file: identifier {head[4:8]!r}, header {head[8:12]!r} "
+                    f"(expected {PTD_FILE_IDENTIFIER!r}, {PTD_HEADER_MAGIC!r})"
+                )
+            base = struct.unpack_from("<Q", head, 32)[0]
+            file_size = path.stat().st_size
+            file.seek(0)
+            buf = file.read(min(base, file_size))
+    except OSError as exc:
+        raise CheckFailed(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    try:
         root = Table(buf, flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, 0))
         seg_start, seg_len = _vector(root, 1)
         named_start, named_len = _vector(root, 2)
@@ -69,13 +88,18 @@ def ptd_index(path: Path) -> dict[str, int]:
             offset = segment.GetSlot(4, 0, flatbuffers.number_types.Uint64Flags)
             size = segment.GetSlot(6, 0, flatbuffers.number_types.Uint64Flags)
             ensure(
-                base + offset + size <= len(buf),
-                f"{path.name}: named data {key!r} [{base + offset}, +{size}) runs past the end ({len(buf)} bytes)",
+                base + offset + size <= file_size,
+                f"{path.name}: named data {key!r} [{base + offset}, +{size}) runs past the end ({file_size} bytes)",
             )
-            found[key] = size
+            found[key] = (base + offset, size)
         return found
     except (struct.error, IndexError, ValueError) as exc:
         raise CheckFailed(f"{path.name} is a malformed .ptd file: {exc}") from None
+
+
+def ptd_index(path: Path) -> dict[str, int]:
+    """Key -> size in bytes of each named blob of a .ptd file (``ptd_segments``)."""
+    return {key: size for key, (_offset, size) in ptd_segments(path).items()}
 
 
 def pte_index(pte: bytes) -> dict[str, int]:
@@ -246,3 +270,137 @@ def fails_without_data_file(ctx: Context) -> None:
         f"loading {sample!r} without {data_file.name} failed ({error}), but no log line names the file or a "
         f"missing key; the log was: {log_text.strip()[-400:]!r}",
     )
+
+
+@check(
+    "NDATA-5",
+    "C-NDATA-5",
+    "named data past 4 GiB (2^32) loads, runs and matches eager PyTorch",
+    applies_if="named_data",
+)
+def runs_past_32_bit_offsets(ctx: Context) -> str:
+    import inspect
+    import shutil
+
+    from executorch.runtime import Runtime
+
+    ctx.require_named_data()
+    if "data_path" not in inspect.signature(Runtime.load_program).parameters:
+        raise NotApplicable(
+            "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
+            "so no .ptd can be given from Python"
+        )
+    try:
+        size = large_weights.choose(_memory_for_vendor(ctx))
+    except large_weights.SizeError as exc:
+        raise SuiteCannotRun(f"NDATA-5 cannot run here: {exc}") from None
+    out = ctx.scratch_dir() / "large_weights"
+    free = shutil.disk_usage(ctx.scratch_dir()).free
+    if free < size.total_bytes + (256 << 20):
+        raise SuiteCannotRun(
+            f"NDATA-5 writes a .ptd of {large_weights.show(size.total_bytes)} into {ctx.scratch_dir()}, where "
+            f"{large_weights.show(free)} is free; point TMPDIR at a larger disk"
+        )
+    try:
+        return _judge_large_weights(ctx, size, out)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def _memory_for_vendor(ctx: Context) -> int | None:
+    """The bytes a vendor process may still use: the memory available on the machine, at most the run's limit."""
+    from conformance.vendor.vendor_process import default_memory_limit
+
+    available = None
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        available = None
+    limit = ctx.memory_bytes if ctx.memory_bytes is not None else default_memory_limit()
+    found = [n for n in (available, limit) if n is not None]
+    return min(found) if found else None
+
+
+def _judge_large_weights(ctx: Context, size: large_weights.Size, out: Path) -> str:
+    where = (
+        f"the large-weights program ({large_weights.LAYERS} linears, {large_weights.show(size.total_bytes)})"
+    )
+    # Made once, with the full timeout scaled to its size (not charged to the check: the time is shared_s).
+    scale = max(1.0, size.total_bytes / LARGE_WEIGHTS_BYTES_PER_TIMEOUT)
+    flow = ctx.shared(
+        ("large_weights", size.boundary),
+        lambda: ctx.call(
+            LARGE_WEIGHTS,
+            size.boundary,
+            str(out),
+            what=f"lowering {where} with named_data.make_partitioners()",
+            scale=scale,
+        ),
+    )
+    if not flow["delegated"]:
+        raise NotApplicable(
+            f"named_data.make_partitioners() delegate none of the {large_weights.LAYERS} linears (aten::linear "
+            f"without bias, float32) of {where}, so no named data of this backend crosses 2^32 here"
+        )
+    files = {name: Path(path) for name, path in flow["files"].items()}
+    ensure(
+        len(files) == 1,
+        f"{where} lowered with named_data.make_partitioners() wrote {len(files)} .ptd files "
+        f"({', '.join(files) or 'none'}); its weights must go to one external file",
+    )
+    (data_file,) = files.values()
+    segments = ptd_segments(data_file)
+    end = max((offset + n for offset, n in segments.values()), default=0)
+    ensure(
+        end > size.boundary,
+        f"{data_file.name} of {where} ends its named data at byte {end}, not past {large_weights.show_boundary(size.boundary)}: "
+        f"the {flow['delegated']} delegated linears' weights are not all in it",
+    )
+    ctx.require_runtime()
+    actual = ctx.execute(Path(flow["pte"]), unpack(flow["inputs"]), where, data_path=data_file)
+    expected = unpack(flow["expected"])
+    ensure(
+        len(actual) == len(expected),
+        f"{where} returned {len(actual)} outputs; eager PyTorch returns {len(expected)}",
+    )
+    wrong = []
+    for i, (got, want) in enumerate(zip(actual, expected)):
+        try:
+            assert_outputs_close(where, [got], [want], LARGE_WEIGHTS_RTOL, LARGE_WEIGHTS_ATOL, start=i)
+        except CheckFailed as exc:
+            wrong.append((i, str(exc)))
+    past = sorted((offset, key) for key, (offset, _n) in segments.items() if offset >= size.boundary)
+    if wrong:
+        stored = _stored_at(data_file, segments, flow["prefixes"])
+        placed = "; ".join(
+            f"the weight of output {i} starts at byte {stored[i]:,}" for i, _ in wrong if i in stored
+        )
+        raise CheckFailed(
+            f"{len(wrong)} of {len(expected)} outputs of {where} are wrong, read from {data_file.name} of {end:,} "
+            f"bytes with {len(past)} named blob(s) starting past byte {size.boundary:,} "
+            f"({large_weights.show_boundary(size.boundary)}){': ' + placed if placed else ''}. {wrong[0][1]}. A runtime that "
+            "keeps an offset or a size of the named data in 32 bits reads other weights there"
+        )
+    crossed = (
+        f"{data_file.name} of {large_weights.show(size.total_bytes)}, {len(past)} named blob(s) past "
+        f"{large_weights.show_boundary(size.boundary)}"
+    )
+    if size.scaled:
+        return f"scaled down ({size.scaled}): {crossed}; proves {size.proves()}"
+    return f"{crossed}; proves {size.proves()}"
+
+
+def _stored_at(
+    data_file: Path, segments: dict[str, tuple[int, int]], prefixes: list[bytes]
+) -> dict[int, int]:
+    """Weight index -> the byte of ``data_file`` where it starts, for the weights stored as they are (their
+    first bytes found at the start of a named blob); a backend that packs its weights otherwise gets none."""
+    starts: dict[bytes, int] = {}
+    with data_file.open("rb") as file:
+        for offset, _n in segments.values():
+            file.seek(offset)
+            starts.setdefault(file.read(len(prefixes[0]) if prefixes else 0), offset)
+    return {i: starts[p] for i, p in enumerate(prefixes) if p in starts}

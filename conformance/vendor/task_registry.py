@@ -55,6 +55,7 @@ RUN_METHODS = "run_methods"
 LOWERING_FINGERPRINT = "lowering_fingerprint"
 INCOMPATIBLE_BLOBS = "incompatible_blobs"
 CONCURRENT_METHODS = "concurrent_methods"
+LARGE_WEIGHTS = "large_weights"
 
 #: name -> Task, for every task the vendor process runs.
 TASKS: dict[str, Task] = {
@@ -86,6 +87,7 @@ TASKS: dict[str, Task] = {
         # the vendor process's own counts: a target's runner reports no allocator figures
         Task(MEMORY_GROWTH, "conformance.vendor.memory_tasks:memory_growth"),
         Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),
+        Task(LARGE_WEIGHTS, "conformance.vendor.large_weights_tasks:large_weights_flow"),
         # the vendor process's runtime only: the runner on a target executes only `forward`
         Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods"),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)

@@ -31,7 +31,7 @@ def cli(*args):
 
 def waived_report():
     """Standard mode: 17 passed, 3 waived (an expected failure, two declared not-applicable MUST checks),
-    5 exempt (no named data: NDATA-1 to NDATA-4 and MTH-2)."""
+    6 exempt (no named data: NDATA-1 to NDATA-5 and MTH-2)."""
     report = make_report("standard")
     report.pop("content_sha256")
     report["backend"]["capabilities"].remove("named_data")
@@ -73,7 +73,7 @@ def test_badge_messages_name_the_certified_profiles_or_the_verdict_and_show_waiv
     )
     assert badge_fields(make_report("standard"))[1:] == (f"conformant {N}/{N} on executorch 1.5.1", "#43a047")
     _label, message, color = badge_fields(waived_report())
-    assert message == f"conformant {N - 8}/{N}, 3 waived on executorch 1.5.1" and color == "#9e9d24"
+    assert message == f"conformant {N - 9}/{N}, 3 waived on executorch 1.5.1" and color == "#9e9d24"
 
 
 def test_badge_of_a_backend_certified_for_core_and_named_data():
@@ -103,9 +103,9 @@ def test_badge_command_writes_from_a_verified_report(tmp_path):
     proc = cli("badge", tmp_path / "report.json")
     assert proc.returncode == 0, proc.stderr
     badge = json.loads((tmp_path / "badge.json").read_text())
-    assert badge["message"] == f"conformant {N - 8}/{N}, 3 waived on executorch 1.5.1"
+    assert badge["message"] == f"conformant {N - 9}/{N}, 3 waived on executorch 1.5.1"
     assert badge["label"] == f"ExecuTorch conformance {MINOR}"
-    assert f"conformant {N - 8}/{N}, 3 waived" in (tmp_path / "badge.svg").read_text()
+    assert f"conformant {N - 9}/{N}, 3 waived" in (tmp_path / "badge.svg").read_text()
 
 
 def test_badge_refuses_a_forged_report_in_one_line(tmp_path):

@@ -427,3 +427,25 @@ def __getattr__(name: str):
     if name == "XNNPACK_DECLARES_NAN_IGNORED":
         return _xnnpack_declaring_nan_ignored()
     raise AttributeError(name)
+
+
+# Right while its named data fits in 4 GiB, wrong past it: the runtime packs the named data into one arena
+# and keeps each key's offset in 32 bits (runtime/narrow_offsets_backend.cpp; NARROW_OFFSET_BITS=24 narrows
+# them to 24 bits, for a quick test crossing 2^24 with EXECUTORCH_CONFORMANCE_LARGE_WEIGHTS=16MiB). Its blobs
+# record no named-data checksums (broken_backends.backends.NarrowOffsetsBackend).
+_NarrowOffsetsPartitioner = partitioner_for("NarrowOffsetsBackend")
+NARROW_OFFSETS = variant(
+    "NarrowOffsetsBackend",
+    version="0.1.0",
+    partitioner=_NarrowOffsetsPartitioner,
+    sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
+    named_data=dataclasses.replace(
+        REFERENCE.named_data,
+        make_partitioners=lambda: [
+            _NarrowOffsetsPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
+        ],
+        required_keys=None,
+    ),
+    **WITHOUT_NEW_CAPABILITIES,
+    **_broken_library("libnarrow_offsets_backend.so"),
+)
