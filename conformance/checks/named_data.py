@@ -143,6 +143,19 @@ def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
     return next(iter(files.values()))
 
 
+def _require_data_path() -> None:
+    """NotApplicable unless this executorch's Python runtime loads a program with a .ptd."""
+    import inspect
+
+    from executorch.runtime import Runtime
+
+    if "data_path" not in inspect.signature(Runtime.load_program).parameters:
+        raise NotApplicable(
+            "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
+            "so no .ptd can be given from Python"
+        )
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -217,16 +230,8 @@ def blob_size_bounded(ctx: Context) -> None:
     applies_if="named_data",
 )
 def runs_with_data_file(ctx: Context) -> None:
-    import inspect
-
-    from executorch.runtime import Runtime
-
     ctx.require_named_data()  # the capability first: an undeclared one is exempt, whatever else is missing
-    if "data_path" not in inspect.signature(Runtime.load_program).parameters:
-        raise NotApplicable(
-            "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
-            "so no .ptd can be given from Python"
-        )
+    _require_data_path()
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)
     ctx.require_runtime()
@@ -279,17 +284,10 @@ def fails_without_data_file(ctx: Context) -> None:
     applies_if="named_data",
 )
 def runs_past_32_bit_offsets(ctx: Context) -> str:
-    import inspect
     import shutil
 
-    from executorch.runtime import Runtime
-
     ctx.require_named_data()
-    if "data_path" not in inspect.signature(Runtime.load_program).parameters:
-        raise NotApplicable(
-            "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
-            "so no .ptd can be given from Python"
-        )
+    _require_data_path()
     try:
         size = large_weights.choose(_memory_for_vendor(ctx))
     except large_weights.SizeError as exc:
