@@ -142,6 +142,13 @@ CI_KEEPS: dict[str, str] = {
     # the LLM tier: the reference backend decodes eager PyTorch's tokens (one lowering of the decoder; the
     # broken case, a decode without the prompt's cache, lowers it again: --long)
     "tests/operators/test_llm_tier.py::test_the_reference_backend_decodes_as_eager_pytorch": "LLM tier",
+    # the quantized LLM row: the reference quantizer's decoder, and a runtime a quantization step off (45 s)
+    f"{T}test_llm_quantized.py::test_the_reference_backend_decodes_its_quantized_decoder_as_the_converted_model": (
+        "quantized LLM row"
+    ),
+    f"{T}test_llm_quantized.py::test_a_runtime_a_step_off_is_a_token_mismatch_of_the_quantized_row": (
+        "quantized LLM row, broken"
+    ),
     f"{T}test_operator_crashes.py::test_a_crash_in_load_or_destroy_stops_the_operator_after_its_first_case"
     "[destroy:segv-destroy]": "an operator's crash",
     "tests/compat/test_acceptance_check.py::test_compat_reads_the_rules_the_installed_descriptor_declares": "compat",

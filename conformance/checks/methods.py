@@ -77,11 +77,6 @@ def _data_path(ctx: Context, which: str, flow: dict[str, Any]) -> str | None:
 def judge(ctx: Context, which: str, name: str) -> tuple[dict[str, Any], str]:
     """Runs the two-method program of sample ``name`` as the module docstring says: (the flow, a note of what
     ran), or CheckFailed naming the method, how it was loaded and the round."""
-    if ctx.target is not None:
-        raise NotApplicable(
-            "the runner on a --target loads and executes only a program's 'forward' method; the two-method "
-            "program runs in the vendor process's runtime only (run the check without --target)"
-        )
     ctx.require_runtime()
     flow = method_flow(ctx, which, name)
     methods: list[str] = flow["methods"]

@@ -8,6 +8,10 @@
 //   concurrent `threads` threads at once, thread t loading its own Module of
 //             input set t mod sets and executing it `iterations` times; the
 //             outputs of all its executes in one tensor file per thread
+//   methods   load one program, every method its calls name (in order of first
+//             call), all alive together (sharing their arenas with share_arenas),
+//             then execute the calls in order: call k runs method <name> of round k;
+//             the outputs and the seconds of each call
 #include "entries.h"
 
 #include "tensors.h"
@@ -18,7 +22,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +34,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 namespace conformance_runner {
 
@@ -303,6 +310,73 @@ void concurrent(const std::string& dir, const Entry& entry, Result& result) {
   result.text << "status ok\n";
 }
 
+// A Module whose methods share their memory-planned arenas (Module's share_memory_arenas), or null when
+// the ExecuTorch this runner is built against has no such Module constructor.
+template <typename M>
+std::unique_ptr<M> open_sharing(const std::string& path, std::vector<std::string> data_files) {
+  using executorch::runtime::EventTracer;
+  using executorch::runtime::MemoryAllocator;
+  if constexpr (std::is_constructible_v<M, const std::string&, std::vector<std::string>, typename M::LoadMode,
+                                        std::unique_ptr<EventTracer>, std::unique_ptr<MemoryAllocator>,
+                                        std::unique_ptr<MemoryAllocator>, bool>) {
+    return std::make_unique<M>(path, std::move(data_files), M::LoadMode::File, nullptr, nullptr, nullptr,
+                               true);
+  } else {
+    return nullptr;
+  }
+}
+
+void methods(const std::string& dir, const Entry& entry, Result& result) {
+  if (entry.programs.empty()) return result.error("bundle", "entry " + entry.id + " names no program");
+  if (entry.rounds.empty()) return result.error("bundle", "entry " + entry.id + " names no call");
+  std::vector<Round> calls = entry.rounds;
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const Round& a, const Round& b) { return a.index < b.index; });
+  const std::string& file = entry.programs[0].file;
+  std::unique_ptr<Module> module;
+  if (entry.share_arenas) {
+    std::vector<std::string> data_files;
+    if (!entry.data.empty()) data_files.push_back(dir + "/" + entry.data);
+    module = open_sharing<Module>(dir + "/" + file, std::move(data_files));
+    if (!module)
+      return result.error(
+          "load of " + entry.what,
+          "this runner is built against an ExecuTorch whose Module cannot share memory arenas "
+          "between methods (share_memory_arenas); rebuild it against executorch 1.5 or later");
+  } else {
+    module = open_module(dir, file, entry.data);
+  }
+  std::set<std::string> loaded;
+  for (const auto& call : calls) {
+    if (!loaded.insert(call.name).second) continue;
+    const std::string what = "load of method '" + call.name + "' of " + entry.what;
+    step(what);
+    const Error e = module->load_method(call.name);
+    if (e != Error::Ok)
+      return result.error(what, "loading method '" + call.name + "' failed with error " + hex(e));
+  }
+  for (const auto& call : calls) {
+    std::string error;
+    auto inputs = read_tensors(dir + "/" + call.file, error);
+    if (!error.empty()) return result.error("bundle", error);
+    const std::string what = "execute of method '" + call.name + "' of " + entry.what + " (call " +
+                             std::to_string(call.index + 1) + ")";
+    step(what);
+    const auto started = std::chrono::steady_clock::now();
+    auto outputs = module->execute(call.name, as_values(inputs));
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    if (!outputs.ok())
+      return result.error(what,
+                          "executing method '" + call.name + "' failed with error " + hex(outputs.error()));
+    const std::string out = entry.id + "-call-" + std::to_string(call.index) + ".bin";
+    if (!write_tensors(dir + "/results/" + out, *outputs, error))
+      return result.error("writing the outputs", error);
+    result.text << "output " << call.name << " 0 " << call.index << " " << out << "\n";
+    result.text << "seconds " << call.index << " " << took.count() << "\n";
+  }
+  result.text << "status ok\n";
+}
+
 }  // namespace
 
 bool run_entry(const std::string& dir, const Entry& entry, std::string& error) {
@@ -318,6 +392,8 @@ bool run_entry(const std::string& dir, const Entry& entry, std::string& error) {
     repeat(dir, entry, result);
   } else if (entry.kind == "concurrent") {
     concurrent(dir, entry, result);
+  } else if (entry.kind == "methods") {
+    methods(dir, entry, result);
   } else {
     result.error("bundle", "unknown entry kind '" + entry.kind + "'");
   }

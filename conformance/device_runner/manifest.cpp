@@ -78,6 +78,8 @@ bool read_manifest(const std::string& path, std::vector<Entry>& entries, std::st
     } else if (key == "iterations") {
       if (!(words >> current.iterations) || current.iterations < 1)
         return fail(error, number, "expected 'iterations <n>=1..>'");
+    } else if (key == "share_arenas") {
+      current.share_arenas = true;
     } else if (key == "round") {
       Round r;
       if (!(words >> r.index >> r.name >> r.file))

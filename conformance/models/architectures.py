@@ -23,6 +23,8 @@ definition of a standard one, with random weights from a fixed seed:
 - ``llm``: a decoder-only language model of the Llama family (``conformance.models.decoder``: RMSNorm,
   RoPE, grouped-query attention over a static KV cache, SwiGLU), run by greedy decoding with a
   ``prefill`` and a ``decode`` method (``conformance.models.llm_runner``), not by ``make()``.
+- ``llm_quantized``: the same decoder quantized with the backend's own PT2E quantizer, where the descriptor
+  declares one (``conformance.models.llm_runner``).
 
 The widths and inputs are small so that each model exports, lowers and runs in about a second.
 Batch norms get random running statistics and affine weights, so that none is an identity.
@@ -293,6 +295,14 @@ MODELS: dict[str, StandardModel] = {
             f"grouped-query attention over {decoder.KV_HEADS} KV heads and a static {decoder.MAX_SEQ}-position "
             f"KV cache, SwiGLU), vocabulary {decoder.VOCAB}; prefill of {decoder.PROMPT} tokens then greedy "
             f"decode to {decoder.STEPS} tokens",
+            decoder.make,
+            ((1, decoder.PROMPT),),
+        ),
+        StandardModel(
+            "llm_quantized",
+            "decoder-only LLM, quantized",
+            "the llm decoder quantized with the backend's own quantizer (the descriptor's quantized), calibrated "
+            "on the greedy decoding of the prompt, judged against the converted model",
             decoder.make,
             ((1, decoder.PROMPT),),
         ),

@@ -216,10 +216,13 @@ def greedy(
     tokens: torch.Tensor,
     steps: int = STEPS,
     on_step: Callable[[int], None] | None = None,
+    forced: list[int] | None = None,
 ) -> Generation:
     """Greedy decoding: ``prefill(tokens, [0])``, then ``steps - 1`` calls ``decode([[token]], [pos])``, each
     with the token the previous call's logits make most likely (argmax, the lowest id on a tie). A call
-    may return the logits or a sequence holding them first. ``on_step(k)`` is called before step k."""
+    may return the logits or a sequence holding them first. ``on_step(k)`` is called before step k.
+    ``forced``: teacher forcing, decode call k is fed ``forced[k - 1]`` whatever the logits chose (the
+    tokens are still each call's argmax): greedy decoding up to the first step whose token differs."""
     import time
 
     run = Generation()
@@ -231,7 +234,8 @@ def greedy(
         if k == 0:
             out = prefill(tokens, torch.tensor([0]))
         else:
-            out = decode(torch.tensor([[run.tokens[-1]]]), torch.tensor([pos + k - 1]))
+            fed = run.tokens[-1] if forced is None else forced[k - 1]
+            out = decode(torch.tensor([[fed]]), torch.tensor([pos + k - 1]))
         run.seconds.append(time.perf_counter() - started)
         logits = out[0] if isinstance(out, (list, tuple)) else out
         run.logits.append(logits.detach().clone())

@@ -14,6 +14,13 @@ suite uses it, so decoding is prefill once then decode calls, each reading what 
 as ExecuTorch's LLM runners do with such a program. The cache's initial value (zeros) is stored in the
 program (``InitializedMutableBufferPass``), so a new load starts from it, not from whatever memory held.
 
+With ``quantized`` the decoder is first quantized with the descriptor's quantizer
+(``QuantizedSupport.make_quantizer``), as the PT2E flow does for an LLM: one export whose sequence length
+is dynamic (so that the one graph serves both methods), ``prepare_pt2e``, calibration by greedy decoding of
+the prompt, ``convert_pt2e``; the cache is zeroed, the converted model decodes in eager PyTorch (the tokens
+and logits to compare with: the quantized model, not the float one), is zeroed again, and is exported as the
+two methods and lowered as above.
+
 ``run_llm`` loads the program once, both methods from it, and runs greedy decoding with the runtime's
 logits choosing each next token; it returns the tokens, the logits of each step and the seconds of each
 call (a load or execute that fails is the answer's ``error`` and ``step``).
@@ -24,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.models.tasks import placement
+from conformance.vendor.capability_tasks import output_scales
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack, unpack
@@ -36,11 +44,59 @@ def _cache_names(module: Any) -> list[str]:
     return [name for name, _ in module.named_buffers() if name.endswith(("k_cache", "v_cache"))]
 
 
-def lower_llm(shared_state: bool = True) -> dict[str, Any]:
+def _zero_caches(module: Any) -> None:
+    for name, buffer in module.named_buffers():
+        if name.endswith(("k_cache", "v_cache")):
+            buffer.zero_()
+
+
+def _export(module: Any, method: str, dynamic: bool = False) -> Any:
+    """``torch.export.export`` of ``module`` with ``method``'s example inputs; ``dynamic``: the sequence length
+    of the tokens dynamic (1 to ``MAX_SEQ``), one graph for both methods. A failure is the suite's."""
+    import torch
+
+    from conformance.models import decoder
+
+    step(
+        f"torch.export.export of the decoder's {'graph for both methods' if dynamic else method + ' method'}"
+    )
+    shapes = ({1: torch.export.Dim.AUTO(min=1, max=decoder.MAX_SEQ)}, None) if dynamic else None
+    try:
+        return torch.export.export(module, decoder.example_inputs(method), dynamic_shapes=shapes)
+    except Exception as exc:  # noqa: BLE001  (not the vendor's code: the suite's model cannot be exported)
+        raise VendorError(
+            f"the suite could not export the decoder's {method}: {type(exc).__name__}: {exc}"[:2000]
+        ) from None
+
+
+def _quantize(module: Any) -> tuple[Any, dict[str, Any]]:
+    """The decoder quantized with the descriptor's quantizer (module docstring), its cache zeroed, and what the
+    row records: the quantizer's class and the scale of the logits' dequantize (None if they are not)."""
+    import executorch.kernels.quantized  # noqa: F401  (out variants of quantize/dequantize a backend leaves on CPU)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.quantization.pt2e.quantizer import Quantizer
+
+    from conformance.models import decoder
+
+    quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
+    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
+    if not isinstance(quantizer, Quantizer):
+        raise VendorError(f"quantized.make_quantizer() returned {kind}, not a torchao PT2E Quantizer")
+    graph = _export(module, "prefill", dynamic=True).module()
+    prepared = vendor_call(f"prepare_pt2e of the decoder with {kind}", prepare_pt2e, graph, quantizer)
+    step("calibration: greedy decoding of the prompt with the prepared decoder")
+    vendor_call("calibration of the decoder", decoder.greedy, prepared, prepared, decoder.prompt())
+    converted = vendor_call("convert_pt2e of the decoder", convert_pt2e, prepared)
+    _zero_caches(converted)
+    return converted, {"quantizer": kind, "logits_scale": output_scales(converted)[0]}
+
+
+def lower_llm(shared_state: bool = True, quantized: bool = False) -> dict[str, Any]:
     """Makes, runs, exports and lowers the decoder (module docstring): the program, the prompt, eager
     PyTorch's tokens and logits, and where the operators of each method ran. ``shared_state`` False: the
     methods keep a cache each, so decode never sees what prefill wrote (what a runtime that does not share
-    state between the methods of a program gives: the tests' broken case)."""
+    state between the methods of a program gives: the tests' broken case). ``quantized``: the decoder
+    quantized with the descriptor's quantizer; the answer adds ``quantizer`` and ``logits_scale``."""
     import torch
     from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
     from executorch.exir.passes import MemoryPlanningPass
@@ -48,19 +104,16 @@ def lower_llm(shared_state: bool = True) -> dict[str, Any]:
 
     from conformance.models import decoder
 
-    step("making the decoder and its greedy decoding in eager PyTorch")
+    facts: dict[str, Any] = {}
     with torch.no_grad():
         module = decoder.make()
+        if quantized:
+            module, facts = _quantize(module)
+        step("greedy decoding of the decoder in eager PyTorch")
         eager = decoder.greedy(module, module, decoder.prompt())
-    exported = {}
-    for method in METHODS:
-        step(f"torch.export.export of the decoder's {method} method")
-        try:
-            exported[method] = torch.export.export(decoder.make(), decoder.example_inputs(method))
-        except Exception as exc:  # noqa: BLE001  (not the vendor's code: the suite's model cannot be exported)
-            raise VendorError(
-                f"the suite could not export the decoder's {method}: {type(exc).__name__}: {exc}"[:2000]
-            ) from None
+        _zero_caches(module)
+    # The float decoder is made again for each export; the quantized one is exported from its zeroed state.
+    exported = {method: _export(module if quantized else decoder.make(), method) for method in METHODS}
     edge = vendor_call(
         "lowering the decoder's prefill and decode methods with the backend's partitioners",
         to_edge_transform_and_lower,
@@ -80,12 +133,14 @@ def lower_llm(shared_state: bool = True) -> dict[str, Any]:
         "tokens": eager.tokens,
         "logits": pack(eager.logits),
         "methods": placed,
+        **facts,
     }
 
 
-def run_llm(pte: bytes, prompt: bytes, what: str) -> dict[str, Any]:
-    """Loads ``pte`` once, its prefill and decode methods, and decodes greedily from ``prompt``:
-    {'tokens', 'logits' (packed), 'seconds'} or {'error', 'step'}."""
+def run_llm(pte: bytes, prompt: bytes, what: str, forced: list[int] | None = None) -> dict[str, Any]:
+    """Loads ``pte`` once, its prefill and decode methods, and decodes greedily from ``prompt`` (``forced``:
+    teacher-forced with those tokens, ``decoder.greedy``): {'tokens', 'logits' (packed), 'seconds'} or
+    {'error', 'step'}. On a target the runner serves it (``conformance.targets.runtime``), teacher-forced."""
     from executorch.runtime import Runtime
 
     from conformance.models import decoder
@@ -110,7 +165,9 @@ def run_llm(pte: bytes, prompt: bytes, what: str) -> dict[str, Any]:
         return lambda tokens, pos: loaded[method].execute([tokens, pos])
 
     try:
-        run = decoder.greedy(call("prefill"), call("decode"), unpack(prompt)[0], on_step=on_step)
+        run = decoder.greedy(
+            call("prefill"), call("decode"), unpack(prompt)[0], on_step=on_step, forced=forced
+        )
     except RuntimeError as exc:
         return {"error": str(exc), "step": current}
     finally:

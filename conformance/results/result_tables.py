@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from conformance.models.results import MATCHED, NOT_DELEGATED
+from conformance.models.results import MATCHED, NOT_DELEGATED, NOT_RUN
 from conformance.outcomes import BAD, EXPECTED_FAILURE, LABELS, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.profiles import NOT_CLAIMED
 from conformance.profiles import PROFILES as DEFINED_PROFILES
@@ -237,8 +237,10 @@ def operator_summary(rows: Sequence[Any]) -> str:
 
 
 def model_state(m: Any) -> str:
+    """Matched is OK; not delegated, or not run (no runtime, no target, no quantizer: the reason says which),
+    is not applicable; anything else is bad."""
     result = get(m, "result")
-    return OK if result == MATCHED else NA if result == NOT_DELEGATED else BAD_STATE
+    return OK if result == MATCHED else NA if result in (NOT_DELEGATED, NOT_RUN) else BAD_STATE
 
 
 def _delegated_nodes(m: Any) -> str:
@@ -256,7 +258,8 @@ def _on_cpu_or_reason(m: Any) -> str:
         ops = ", ".join(f"{str(op).removeprefix('aten::')} x{n}" for op, n in by_count) or "-"
         matched, steps = get(m, "matched_tokens"), get(m, "steps")
         if _number(matched) and _number(steps):  # a generating model (the LLM tier)
-            return f"{matched}/{steps} tokens as eager; on CPU: {ops}"
+            tie = ", then a near tie" if matched < steps and reason else ""  # llm_runner.near_tie
+            return f"{matched}/{steps} tokens as eager{tie}; on CPU: {ops}"
         return ops
     return _text(reason)
 

@@ -16,12 +16,15 @@ from conformance.models.architectures import MODELS
 @pytest.mark.parametrize("model", list(MODELS))
 def test_model(model, et_context, record_property):
     from conformance.models.llm_runner import NAME as LLM
-    from conformance.models.llm_runner import llm_result
+    from conformance.models.llm_runner import QUANTIZED, llm_result
     from conformance.models.runner import model_result
 
     et_context.start_check(f"model {model}")
     try:
-        row = llm_result(et_context) if model == LLM else model_result(et_context, model)
+        if model in (LLM, QUANTIZED):
+            row = llm_result(et_context, quantized=model == QUANTIZED)
+        else:
+            row = model_result(et_context, model)
     except Exception as exc:  # noqa: BLE001  a defect of the suite itself: the row says so
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         pytest.fail(

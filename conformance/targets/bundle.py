@@ -3,10 +3,11 @@ described in docs/device-runner.md and read by conformance/device_runner/manifes
 conformance/device_runner/tensors.cpp).
 
 A bundle is a directory: ``manifest.txt`` (line-based: ``entry <id> <kind>``,
-``what``, ``program``, ``data``, ``inputs``, ``copies``, ``threads``, ``iterations``, ``round``, ``end``),
+``what``, ``program``, ``data``, ``inputs``, ``copies``, ``threads``, ``iterations``, ``round``,
+``share_arenas``, ``end``),
 the programs (.pte), their .ptd files, and the inputs as tensor files. The
 runner writes ``results/<id>.txt`` (``status ok|error``, ``step``, ``error``,
-``outputs``, ``output``, ``registered``, ``mapped`` lines) and the outputs as
+``outputs``, ``output``, ``seconds``, ``registered``, ``mapped`` lines) and the outputs as
 tensor files. Tensor files: "ETCT", u32 count, then per tensor i32
 ScalarType, u32 ndim, i64 sizes, u8 dim order, u64 nbytes and the bytes laid
 out in that dim order (a channels-last input stays channels-last), all
@@ -147,7 +148,7 @@ class Bundle:
 
     def entry(self, entry_id: str, kind: str, what: str = "", **fields: Any) -> None:
         """An entry; ``fields``: program=[(name, file)], data=file, inputs=file, copies=n, threads=n,
-        iterations=n, rounds=[(i, name, file)]."""
+        iterations=n, rounds=[(i, name, file)], share_arenas=True."""
         self.lines.append(f"entry {entry_id} {kind}")
         if what:
             self.lines.append("what " + " ".join(what.split()))
@@ -158,6 +159,8 @@ class Bundle:
                 self.lines.append(f"{key} {fields[key]}")
         for index, name, file in fields.get("rounds", ()):
             self.lines.append(f"round {index} {name} {file}")
+        if fields.get("share_arenas"):
+            self.lines.append("share_arenas")
         self.lines.append("end")
 
     def close(self) -> None:
@@ -174,8 +177,10 @@ class EntryResult:
     error: str | None = None
     outputs: str | None = None
     #: (name, copy, round, file) of each output file of a repeat entry; of a concurrent entry,
-    #: (name, thread, input set, file)
+    #: (name, thread, input set, file); of a methods entry, (method, 0, call, file)
     output_files: list[tuple[str, int, int, str]] = dataclasses.field(default_factory=list)
+    #: of a methods entry: call -> the seconds its execute took
+    seconds: dict[int, float] = dataclasses.field(default_factory=dict)
     #: (backend name, is_available) of a describe entry
     registered: list[tuple[str, bool]] = dataclasses.field(default_factory=list)
     mapped: list[str] = dataclasses.field(default_factory=list)
@@ -189,20 +194,32 @@ def read_result(path: Path) -> EntryResult:
         raise BundleError(f"the runner wrote no result {path.name}") from None
     result, status = EntryResult(ok=False), None
     for line in text.splitlines():
-        key, _, value = line.partition(" ")
-        if key == "status":
-            status = value
-        elif key in ("step", "error", "outputs"):
-            setattr(result, key, value)
-        elif key == "output":
-            name, copy, round_, file = value.split(" ")
-            result.output_files.append((name, int(copy), int(round_), file))
-        elif key == "registered":
-            name, available = value.rsplit(" ", 1)
-            result.registered.append((name, available == "1"))
-        elif key == "mapped":
-            result.mapped.append(value)
+        try:
+            status = _read_line(result, line, status)
+        except ValueError:
+            raise BundleError(f"the result {path.name} has a malformed line: {line[:200]!r}") from None
     if status is None:
         raise BundleError(f"the result {path.name} has no status line (the runner stopped while writing it)")
     result.ok = status == "ok"
     return result
+
+
+def _read_line(result: EntryResult, line: str, status: str | None) -> str | None:
+    """Adds one line of a result file to ``result``; the status so far. ValueError if it is malformed."""
+    key, _, value = line.partition(" ")
+    if key == "status":
+        status = value
+    elif key in ("step", "error", "outputs"):
+        setattr(result, key, value)
+    elif key == "output":
+        name, copy, round_, file = value.split(" ")
+        result.output_files.append((name, int(copy), int(round_), file))
+    elif key == "seconds":
+        call, took = value.split(" ")
+        result.seconds[int(call)] = float(took)
+    elif key == "registered":
+        name, available = value.rsplit(" ", 1)
+        result.registered.append((name, available == "1"))
+    elif key == "mapped":
+        result.mapped.append(value)
+    return status

@@ -32,7 +32,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.outcomes import CheckFailed, TargetUnavailable, VendorCrashed, VendorTimedOut
+from conformance.outcomes import (
+    CheckFailed,
+    SuiteCannotRun,
+    TargetUnavailable,
+    VendorCrashed,
+    VendorTimedOut,
+)
 from conformance.targets.bundle import Bundle, BundleError, decode_tensors, read_result
 from conformance.targets.concurrent_entry import add_concurrent_entry
 from conformance.targets.transport import (
@@ -492,10 +498,109 @@ class TargetRuntime:
 
         return handle
 
+    def _bundle_run_methods(self, bundle: Bundle, pte, data_path, what, inputs) -> Callable[[Path], dict]:
+        """The methods of one program (``method_tasks.run_methods``): each loaded alone, executed with its
+        first round's inputs; then all loaded from one program, sharing its arenas as ExecuTorch's Python
+        runtime does, executed in turn for each round."""
+        program = bundle.add_file(pte, ".pte")
+        data = bundle.add_file(data_path, ".ptd") if data_path else None
+        methods = list(inputs)
+        for i, method in enumerate(methods):
+            first = bundle.add_tensors(list(unpack(inputs[method][0])))
+            bundle.entry(
+                f"a{i}",
+                "methods",
+                f"{what} (loaded alone)",
+                program=[("p", program)],
+                data=data,
+                rounds=[(0, method, first)],
+            )
+        rounds = max(len(v) for v in inputs.values())
+        calls = [
+            (k * len(methods) + j, method, bundle.add_tensors(list(unpack(inputs[method][k]))))
+            for k in range(rounds)
+            for j, method in enumerate(methods)
+            if k < len(inputs[method])
+        ]
+        together = f"{what} (the methods {', '.join(methods)} loaded from one program, executed in turn)"
+        bundle.entry(
+            "t", "methods", together, program=[("p", program)], data=data, rounds=calls, share_arenas=True
+        )
+
+        def handle(results: Path) -> dict:
+            alone: dict[str, bytes] = {}
+            for i, method in enumerate(methods):
+                r = _methods_result(results / f"a{i}.txt")
+                if not r.ok:
+                    return {
+                        "error": r.error or "",
+                        "step": r.step or f"method {method!r} of {what} (loaded alone)",
+                    }
+                alone[method] = _call_outputs(results, r)[0]
+            r = _methods_result(results / "t.txt")
+            if not r.ok:
+                return {"error": r.error or "", "step": r.step or together}
+            outputs = _call_outputs(results, r)
+            return {"alone": alone, "together": {(m, c // len(methods)): outputs[c] for c, m, _ in calls}}
+
+        return handle
+
+    def _bundle_run_llm(self, bundle: Bundle, pte, prompt, what, forced=None) -> Callable[[Path], dict]:
+        """The decoder's prefill and decode methods (``llm_tasks.run_llm``), teacher-forced: the runner cannot
+        take each step's token from the logits, so decode call k is fed ``forced[k - 1]`` (eager PyTorch's
+        tokens), which is greedy decoding up to the first step whose token differs."""
+        import torch
+
+        from conformance.models import decoder
+
+        if not forced:
+            raise BundleError(
+                "the LLM decoder runs on a target only teacher-forced, with eager PyTorch's tokens"
+            )
+        program = bundle.add_file(pte, ".pte")
+        calls = [(0, "prefill", bundle.add_tensors([unpack(prompt)[0], torch.tensor([0])]))]
+        for k in range(1, len(forced)):
+            token, position = torch.tensor([[forced[k - 1]]]), torch.tensor([decoder.PROMPT + k - 1])
+            calls.append((k, "decode", bundle.add_tensors([token, position])))
+        bundle.entry("l", "methods", what, program=[("p", program)], rounds=calls, share_arenas=True)
+
+        def handle(results: Path) -> dict:
+            r = _methods_result(results / "l.txt")
+            if not r.ok:
+                return {"error": r.error or "", "step": r.step or f"execute of {what}"}
+            logits = [unpack(packed)[0] for packed in _call_outputs(results, r)]
+            return {
+                "tokens": [int(torch.argmax(t[0])) for t in logits],
+                "logits": pack(logits),
+                "seconds": [r.seconds.get(k, 0.0) for k in range(len(logits))],
+            }
+
+        return handle
+
     def _bundle_concurrent_methods(
         self, bundle: Bundle, programs, input_sets, threads, iterations, cmake=None, ninja=None
     ) -> Callable[[Path], dict]:
         return add_concurrent_entry(bundle, programs, input_sets, threads, iterations)
+
+
+def _methods_result(path: Path) -> Any:
+    """The result of a methods entry; SuiteCannotRun if the runner predates that entry kind."""
+    r = read_result(path)
+    if not r.ok and "unknown entry kind 'methods'" in (r.error or ""):
+        raise SuiteCannotRun(
+            "the runner on the target does not know the entry kind 'methods', which runs methods other than "
+            "'forward' (it was built before runner 0.3.0, suite 0.6.0): rebuild it from conformance/device_runner "
+            "(docs/device-runner.md)"
+        )
+    return r
+
+
+def _call_outputs(results: Path, r: Any) -> list[bytes]:
+    """The packed outputs of each call of a methods entry, in call order; BundleError if one is missing."""
+    files = {call: file for _name, _zero, call, file in r.output_files}
+    if sorted(files) != list(range(len(files))):
+        raise BundleError(f"the runner wrote the outputs of calls {sorted(files)}")
+    return [pack(decode_tensors((results / files[c]).read_bytes(), files[c])) for c in range(len(files))]
 
 
 def grace(seconds: float) -> float:

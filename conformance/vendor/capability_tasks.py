@@ -73,6 +73,18 @@ def _delegate_count(graph_module, backend_id: str) -> int:
 # --------------------------------------------------------------------------- quantized
 
 
+def output_scales(graph_module: Any) -> list[float | None]:
+    """Of each output of a converted graph: the scale of the per-tensor dequantize it comes from, or None."""
+    outputs = graph_module.graph.output_node().args[0]
+    scales: list[float | None] = []
+    for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+        is_dequantize = (
+            getattr(out, "op", None) == "call_function" and schema_name(out.target) in DEQUANTIZE_OPS[:1]
+        )
+        scales.append(float(out.args[1]) if is_dequantize else None)
+    return scales
+
+
 def quantized_flow(name: str) -> dict[str, Any]:
     """Quantizes sample ``name`` with the declared quantizer (export, prepare_pt2e, calibrate,
     convert_pt2e), lowers it with the backend's partitioners and reports what the checks need."""
@@ -105,12 +117,7 @@ def quantized_flow(name: str) -> dict[str, Any]:
             vendor_call(f"calibration of sample model {name!r}", prepared, *batch)
         converted = vendor_call(f"convert_pt2e of sample model {name!r}", convert_pt2e, prepared)
         expected = _outputs(vendor_call("forward of the converted model", converted, *inputs))
-    scales = []
-    for out in converted.graph.output_node().args[0]:
-        scale = None
-        if hasattr(out, "op") and out.op == "call_function" and schema_name(out.target) in DEQUANTIZE_OPS[:1]:
-            scale = float(out.args[1])
-        scales.append(scale)
+    scales = output_scales(converted)
     records: list = []
     observed = [observe(p, records) for p in partitioners("default")]
     exported = vendor_call(

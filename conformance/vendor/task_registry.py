@@ -80,7 +80,7 @@ TASKS: dict[str, Task] = {
         Task(LOWER_OPERATOR_BATCH, "conformance.operators.tasks:lower_batch"),
         Task(LOWER_MODEL, "conformance.models.tasks:lower_model"),
         Task(LOWER_LLM, "conformance.models.llm_tasks:lower_llm"),
-        Task(RUN_LLM, "conformance.models.llm_tasks:run_llm"),
+        Task(RUN_LLM, "conformance.models.llm_tasks:run_llm", on_target=True),
         Task(STATE_FLOW, "conformance.vendor.state_tasks:state_flow"),
         Task(INPUTS_FLOW, "conformance.vendor.input_tasks:inputs_flow"),
         Task(INCOMPATIBLE_BLOBS, "conformance.vendor.forge_tasks:incompatible_blobs"),
@@ -89,7 +89,7 @@ TASKS: dict[str, Task] = {
         Task(METHOD_FLOW, "conformance.vendor.method_tasks:method_flow"),
         Task(LARGE_WEIGHTS, "conformance.vendor.large_weights_tasks:large_weights_flow"),
         # the vendor process's runtime only: the runner on a target executes only `forward`
-        Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods"),
+        Task(RUN_METHODS, "conformance.vendor.method_tasks:run_methods", on_target=True),
         # what the lowering cache's keys hold of the vendor's environment (conformance.vendor.lowering_cache)
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
         # threads of the runner library in the vendor process, or of the runner on a target

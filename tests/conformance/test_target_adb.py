@@ -61,7 +61,7 @@ def test_runtime_checks_through_adb_push_shell_pull(reference_context, reference
     finally:
         ctx.use_target(None)
     assert {k: v[0] for k, v in outcomes.items()} == dict.fromkeys(outcomes, "passed"), outcomes
-    assert info["transport"] == "adb" and info["runner_version"].startswith("conformance_runner 0.2.0")
+    assert info["transport"] == "adb" and info["runner_version"].startswith("conformance_runner 0.3.0")
     argv = calls(fake_adb)
     assert all(a[:2] == ["-s", SERIAL] and a[2] in ("shell", "push", "pull") for a in argv), argv
     runner_dir = info["runner_dir"]

@@ -19,10 +19,10 @@ pytestmark = pytest.mark.full
 
 #: The outcomes of `run --backend ReferenceBackend` through the local runner: every check passes but PKG-7,
 #: which needs the wheel file the backend was installed from, STATE-2 (the reference backend leaves mutated
-#: buffers on CPU: n/a in-process too), and the checks that run in the vendor process's runtime only (its
-#: allocator counts, methods other than `forward`), which say so.
+#: buffers on CPU: n/a in-process too), and RT-9, which reads the vendor process's allocator counts and
+#: says so.
 THROUGH_RUNNER = {"PKG-7": "not_applicable", "STATE-2": "not_applicable"}
-VENDOR_PROCESS_ONLY = ("RT-9", "MTH-1", "MTH-2")
+VENDOR_PROCESS_ONLY = ("RT-9",)
 
 
 def test_the_local_runner_runs_the_runtime_checks_with_the_in_process_outcomes(tmp_path, reference_runner):
@@ -40,7 +40,7 @@ def test_the_local_runner_runs_the_runtime_checks_with_the_in_process_outcomes(t
     assert code == 0 and report["verdict"] == "conformant", output
     assert report["options"]["target"] == "local"
     target = report["target"]
-    assert target["transport"] == "local" and target["runner_version"].startswith("conformance_runner 0.2.0")
+    assert target["transport"] == "local" and target["runner_version"].startswith("conformance_runner 0.3.0")
     local = {
         Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
     }
@@ -67,7 +67,7 @@ def test_the_local_runner_runs_the_runtime_checks_with_the_in_process_outcomes(t
         timeout=120,
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.2.0" in verified.stdout
+    assert f"runtime checks ran on: local ({target['uname']}), conformance_runner 0.3.0" in verified.stdout
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:

@@ -68,7 +68,7 @@ def test_the_rt_checks_pass_on_aarch64_under_qemu(aarch64_build, tmp_path, capsy
     assert target["machine"] == "aarch64" and os.uname().machine in target["uname"]
     assert target["emulator"].startswith("qemu-aarch64 version ")
     assert target["sysroot"] == "/usr/aarch64-linux-gnu"
-    assert target["runner_version"].startswith("conformance_runner 0.2.0 (executorch 1.5.1")
+    assert target["runner_version"].startswith("conformance_runner 0.3.0 (executorch 1.5.1")
     on_target = {
         Path(x["path"]).relative_to(target["runner_dir"]).as_posix(): x["sha256"] for x in target["libraries"]
     }

@@ -38,7 +38,7 @@ def test_runtime_checks_pass_on_an_ssh_target(
         ctx.use_target(None)
     assert info["transport"] == "ssh" and info["url"] == f"{sshd.url}{workspace}"
     assert info["uname"].startswith(os.uname().sysname) and os.uname().release in info["uname"]
-    assert info["runner_version"].startswith("conformance_runner 0.2.0 (executorch 1.5")
+    assert info["runner_version"].startswith("conformance_runner 0.3.0 (executorch 1.5")
     # Every file of the runner was copied over ssh; the hashes are those taken on the target.
     local = {
         p.relative_to(reference_runner.parent).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()

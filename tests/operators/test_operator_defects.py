@@ -117,7 +117,7 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     and matches eager PyTorch (tests/operators/test_models.py tests the tier's defects)."""
     code, report, output = run(tmp_path, "ReferenceBackend", "--models")
     models = {m["model"]: m for m in report["models"]}
-    assert list(models) == ["resnet", "mobilenet_v2", "vit", "m5", "llm"], models
+    assert list(models) == ["resnet", "mobilenet_v2", "vit", "m5", "llm", "llm_quantized"], models
     for m in models.values():
         assert m["result"] == "matched", m
         assert 0 < m["delegated_nodes"] < m["nodes"] and m["delegates"] > 0, m
@@ -137,6 +137,9 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
         models["llm"]["tokens"] == models["llm"]["expected_tokens"] and models["llm"]["matched_tokens"] == 32
     )
     assert {"aten::index_put", "aten::bmm"} <= set(models["llm"]["cpu_ops"])
+    # Its quantized row: the reference quantizer's decoder decodes as the converted model does.
+    assert models["llm_quantized"]["quantizer"] == "reference_backend.quantizer.ReferenceQuantizer"
+    assert models["llm_quantized"]["tokens"] == models["llm_quantized"]["expected_tokens"]
     assert report["options"]["models"] == "all"
     assert "models (report-only, not counted for the verdict):" in output
     assert re.search(r"resnet +\S.*? +\d+/\d+ \(\d+%\) +\d+ +\S+ \(\S+%\) +- +matched", output), output

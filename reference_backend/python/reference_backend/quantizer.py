@@ -69,6 +69,13 @@ def weight_spec() -> QuantizationSpec:
     )
 
 
+def _float(node: object) -> bool:
+    """A node computing a floating-point tensor (integer arithmetic, such as
+    positions, is never quantized)."""
+    val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
+
+
 def _annotated(node: torch.fx.Node) -> bool:
     annotation = node.meta.get(ANNOTATION_KEY)
     return annotation is not None and annotation._annotated
@@ -105,14 +112,16 @@ class ReferenceQuantizer(Quantizer):
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
+            if not _float(node):
+                continue
             if (
                 node.target in _ADD
                 and len(node.args) >= 2
-                and all(isinstance(a, torch.fx.Node) for a in node.args[:2])
+                and all(_float(a) for a in node.args[:2])
                 and node.kwargs.get("alpha", 1) == 1
             ):
                 _mark(node, {a: self._input_spec(a, act) for a in node.args[:2]}, act)
-            elif node.target in _RELU and isinstance(node.args[0], torch.fx.Node):
+            elif node.target in _RELU and _float(node.args[0]):
                 source = node.args[0]
                 _mark(node, {source: self._input_spec(source, act)}, SharedQuantizationSpec((source, node)))
         return model
