@@ -73,6 +73,12 @@ CI_KEEPS: dict[str, str] = {
     f"{T}test_target_local.py::test_bad_target_input_is_one_line[": "bad input",
     f"{T}test_target_local.py::test_an_unreachable_host_is_one_line_and_quick": "bad input",
     f"{T}test_target_adb.py::": "adb: cheap, no device needed",
+    # programs of several methods through the runner's methods entry: MTH and both LLM rows, and a runtime
+    # wrong only with two methods loaded (90 s together)
+    f"{T}test_target_methods.py::test_the_methods_and_the_llm_tier_run_on_the_runner": "methods on a target",
+    f"{T}test_target_methods.py::test_a_runtime_wrong_with_two_methods_loaded_fails_mth1_on_the_runner": (
+        "a methods defect on a target"
+    ),
     f"{T}test_target_ssh.py::test_runtime_checks_pass_on_an_ssh_target": "a real ssh server (56 s)",
     f"{T}test_target_ssh.py::test_a_lost_connection_fails_the_check_with_the_target_named": "ssh fault",
     f"{T}test_target_faults.py::test_a_fault_behind_the_runner_fails_the_checks_that_met_it[execute:segv]": "runner",
