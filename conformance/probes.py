@@ -1,6 +1,8 @@
 """The one comparison every check uses: outputs of the runtime against eager
 PyTorch, with the declared tolerances, and a message that names the sample,
-the output, the shapes or the worst difference."""
+the output, the shapes or the worst difference (``assert_outputs_close``); and
+the figures the reports show beside a verdict, the largest difference and how
+much of its bound it used (``closeness``)."""
 
 from __future__ import annotations
 
@@ -68,6 +70,28 @@ def assert_outputs_close(
             f"{worst} (runtime {_value(a, worst)}, {short} {_value(e, worst)}) exceeds the declared "
             f"tolerance (rtol={rtol}, atol={atol}){also}"
         )
+
+
+def closeness(
+    actual: Sequence[Any], expected: Sequence[Any], rtol: float, atol: float
+) -> tuple[float, float]:
+    """(the largest absolute difference, the largest difference / bound) over the outputs of ``actual`` whose
+    shape matches ``expected``'s, the bound being ``atol + rtol * |expected|`` as in ``assert_outputs_close``:
+    equal elements (NaN with NaN included) differ by 0, a NaN against a number by infinity; 1 is at the bound.
+    Figures only: whether the outputs match is ``assert_outputs_close``'s to say."""
+    import torch
+
+    worst, used = 0.0, 0.0
+    for a, e in zip(actual, expected):
+        if not isinstance(a, torch.Tensor) or a.shape != e.shape or a.numel() == 0:
+            continue
+        a64, e64 = a.double(), e.double()
+        same = (a64 == e64) | (torch.isnan(a64) & torch.isnan(e64))
+        diff = torch.where(same, torch.zeros_like(a64), (a64 - e64).abs()).nan_to_num(nan=float("inf"))
+        bound = atol + rtol * e64.abs().nan_to_num(nan=0.0, posinf=0.0)
+        ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)
+        worst, used = max(worst, float(diff.max())), max(used, float(ratio.max()))
+    return worst, used
 
 
 def _wide(t: Any) -> Any:

@@ -27,6 +27,7 @@ from conformance.models.results import (  # noqa: F401  (the values of a row's r
 )
 from conformance.operators.spec import EPS, FLOAT32
 from conformance.outcomes import CheckFailed, NotApplicable
+from conformance.probes import assert_outputs_close, closeness
 from conformance.vendor.task_registry import LOWER_MODEL
 from conformance.vendor.vendor_records import unpack
 
@@ -97,9 +98,9 @@ def new_row(model: StandardModel) -> dict[str, Any]:
 def measure(
     actual: list[Any], expected: list[Any], rtol: float, atol: float
 ) -> tuple[float, float, str | None]:
-    """(largest absolute difference, its largest fraction of the tolerance, the first problem or None).
-    An output may differ by ``atol * max(1, max|expected|) + rtol * |expected|``: atol is relative to the
-    output's scale, since a model's outputs (logits) are not of unit size."""
+    """(largest absolute difference, its largest fraction of the tolerance, the first problem or None), by
+    ``conformance.probes``. An output may differ by ``atol * max(1, max|expected|) + rtol * |expected|``: atol
+    is relative to the output's scale, since a model's outputs (logits) are not of unit size."""
     import torch
 
     if len(actual) != len(expected):
@@ -113,20 +114,14 @@ def measure(
                 float("inf"),
                 f"output {k} is {got}, eager PyTorch gives {e.dtype}{list(e.shape)}",
             )
-        a64, e64 = a.double(), e.double()
-        scale = max(1.0, float(e64.abs().max())) if e64.numel() else 1.0
-        diff = (a64 - e64).abs().nan_to_num(nan=float("inf"))
-        bound = atol * scale + rtol * e64.abs()
-        if diff.numel():
-            worst = max(worst, float(diff.max()))
-            used = max(used, float((diff / bound).max()))
-        if problem is None and bool((diff > bound).any()):
-            at = int(diff.argmax())
-            problem = (
-                f"output {k} differs from eager PyTorch: max abs difference {float(diff.max()):.3g} "
-                f"(backend {float(a64.flatten()[at]):.6g}, eager {float(e64.flatten()[at]):.6g} at flat index {at}; "
-                f"allowed {atol:g} x {scale:.3g} + {rtol:g} x |expected|)"
-            )
+        scaled = atol * (max(1.0, float(e.double().abs().max())) if e.numel() else 1.0)
+        w, u = closeness([a], [e], rtol, scaled)
+        worst, used = max(worst, w), max(used, u)
+        if problem is None:
+            try:
+                assert_outputs_close("", [a], [e], rtol, scaled, start=k)
+            except CheckFailed as exc:
+                problem = str(exc).strip()
     return worst, used, problem
 
 

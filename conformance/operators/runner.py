@@ -31,7 +31,7 @@ from conformance.operators.isolation import Isolation
 from conformance.operators.nan_modes import IGNORE
 from conformance.operators.spec import EPS, TINY, Case
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.probes import assert_outputs_close
+from conformance.probes import assert_outputs_close, closeness
 from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
 from conformance.vendor.vendor_process import VendorProcess
 from conformance.vendor.vendor_records import unpack
@@ -454,17 +454,7 @@ def _compare(
         )
     except CheckFailed as exc:
         r.mismatch = str(exc).removeprefix(f"{r.case.describe()} ")
-    worst, used = 0.0, 0.0
-    for a, e in zip(actual, expected):
-        if not isinstance(a, torch.Tensor) or a.shape != e.shape or a.numel() == 0:
-            continue
-        a64, e64 = a.double(), e.double()
-        same = (a64 == e64) | (torch.isnan(a64) & torch.isnan(e64))
-        diff = torch.where(same, torch.zeros_like(a64), (a64 - e64).abs()).nan_to_num(nan=float("inf"))
-        bound = atol + rtol * e64.abs().nan_to_num(nan=0.0, posinf=0.0)
-        ratio = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)
-        worst, used = max(worst, float(diff.max())), max(used, float(ratio.max()))
-    r.worst, r.used = worst, used
+    r.worst, r.used = closeness(actual, expected, rtol, atol)
 
 
 def results(ctx: Context, execute: bool) -> list[CaseResult]:

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from conformance.outcomes import CheckFailed
-from conformance.probes import assert_outputs_close
+from conformance.probes import assert_outputs_close, closeness
 
 INF, NAN = float("inf"), float("nan")
 
@@ -141,4 +141,22 @@ def test_outputs_are_numbered_from_start_and_the_reference_is_named():
     )
     assert re.match(
         r"sample 'm' output 4 differs from the XNNPACK runtime: .*\(runtime 1, XNNPACK runtime 0\)", message
+    )
+
+
+def test_closeness_gives_the_worst_difference_and_the_share_of_its_bound_used():
+    e = [torch.tensor([1.0, 100.0, float("nan"), float("inf")])]
+    # 0.01 off at 1.0 (bound 0.01 + 0.01 * 1: half used); 0.5 off at 100 (bound 1.01: a little less); NaN
+    # and inf equal to themselves
+    worst, used = closeness([torch.tensor([1.01, 100.5, float("nan"), float("inf")])], e, 0.01, 0.01)
+    assert worst == pytest.approx(0.5) and used == pytest.approx(0.5, rel=1e-4)
+    # a NaN against a number is infinitely far, and outputs of another shape are left to assert_outputs_close
+    assert closeness([torch.tensor([1.0, float("nan"), 0.0, 0.0])], e, 0.01, 0.01) == (
+        float("inf"),
+        float("inf"),
+    )
+    assert closeness([torch.zeros(3)], e, 0.01, 0.01) == (0.0, 0.0)
+    assert closeness([torch.tensor([5, 7], dtype=torch.int64)], [torch.tensor([5, 9])], 0.0, 0.0) == (
+        2.0,
+        float("inf"),
     )
