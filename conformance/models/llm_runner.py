@@ -30,7 +30,7 @@ from conformance.context import Context
 from conformance.models.architectures import MODELS
 from conformance.models.decoder import PROMPT, STEPS
 from conformance.models.results import LOWERING_FAILED, MATCHED, MISMATCH, NOT_DELEGATED, RUN_FAILED
-from conformance.models.runner import NOTHING_DELEGATED, measure, new_row, timed
+from conformance.models.runner import NOTHING_DELEGATED, measure, new_row, timed, tolerance
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun
 from conformance.probes import assert_outputs_close
 from conformance.vendor.task_registry import LOWER_LLM, RUN_LLM
@@ -54,7 +54,14 @@ def llm_result(ctx: Context, shared_state: bool = True, quantized: bool = False)
     """The row of the LLM tier (``quantized``: the ``llm_quantized`` row); never raises for what the backend
     did. ``shared_state`` False lowers the program with a cache per method (``llm_tasks.lower_llm``: the
     tests' broken case)."""
-    row = new_row(MODELS[QUANTIZED if quantized else NAME])
+    model = MODELS[QUANTIZED if quantized else NAME]
+    row = new_row(model)
+    # As for every model: a float32 result declared computed in a lower precision is judged in it.
+    row["rtol"], row["atol"], precision = tolerance(model, ctx.descriptor.operators)
+    if precision is not None:
+        row["reason"] = (
+            f"judged in {precision}, which the descriptor declares float32 is computed in (computes_in)"
+        )
     if quantized:
         row.update(quantizer=None, logits_scale=None)
         if ctx.descriptor.quantized is None:
@@ -146,7 +153,11 @@ def near_tie(k: int, chosen: int, expected: int, logits: Any, off: float) -> str
 
 
 def judge_decoding(row: dict[str, Any], lowered: dict[str, Any], ran: dict[str, Any]) -> None:
+    """Fills ``row``'s result, reason and figures from eager's decoding (``lowered``) and the backend's
+    (``ran``), within the row's ``rtol`` and ``atol`` (module docstring)."""
     rtol, atol = row["rtol"], row["atol"]
+    judged = row.get("reason", "")  # "judged in bfloat16 ..." where the descriptor declares so, else empty
+    also = f"; {judged}" if judged else ""
     expected, tokens = lowered["tokens"], ran["tokens"]
     row["tokens"] = tokens
     seconds = ran["seconds"]
@@ -169,19 +180,19 @@ def judge_decoding(row: dict[str, Any], lowered: dict[str, Any], ran: dict[str, 
             row["reason"] = (
                 f"step {where(first)}: the backend chose token {tokens[first]}, eager PyTorch token "
                 f"{expected[first]} ({first} token{'' if first == 1 else 's'} before it matched; that step's "
-                f"logits differ by up to {step_worst:.3g})"
+                f"logits differ by up to {step_worst:.3g}){also}"
             )
             return
         tie = near_tie(first, tokens[first], expected[first], expected_logits[first], step_worst)
     elif len(tokens) != len(expected):
         row["result"] = MISMATCH
-        row["reason"] = f"the backend gave {len(tokens)} tokens, eager PyTorch {len(expected)}"
+        row["reason"] = f"the backend gave {len(tokens)} tokens, eager PyTorch {len(expected)}{also}"
         return
     for k, (a, e) in enumerate(zip(actual_logits, expected_logits)):
         scale = max(1.0, float(e.abs().max())) if e.numel() else 1.0
         try:
             assert_outputs_close(f"step {where(k)}: logits", [a], [e], rtol, atol * scale)
         except CheckFailed as exc:
-            row["result"], row["reason"] = MISMATCH, str(exc)
+            row["result"], row["reason"] = MISMATCH, f"{exc}{also}"
             return
-    row["result"], row["reason"] = MATCHED, tie
+    row["result"], row["reason"] = MATCHED, "; ".join(x for x in (tie, judged) if x)

@@ -17,7 +17,7 @@ from conformance.context import Context
 from conformance.descriptor import load_descriptor
 from conformance.models.decoder import PROMPT, STEPS
 from conformance.models.llm_runner import NO_QUANTIZER, QUANTIZED, judge_decoding, llm_result
-from conformance.models.runner import parse_models
+from conformance.models.runner import DECLARED_PRECISION_EPS, parse_models
 from conformance.results.result_tables import MODELS as MODEL_TABLE
 from conformance.results.result_tables import NA, OK, model_state
 from conformance.results.table_text import render
@@ -39,6 +39,30 @@ def test_a_backend_without_a_quantizer_gets_the_row_not_run_and_starts_no_vendor
     assert QUANTIZED in (parse_models("all") or ())
     line = render(MODEL_TABLE, [row], width=1000)[1]
     assert line.split()[0] == QUANTIZED and "declares no quantizer" in line
+
+
+def test_the_llm_rows_are_judged_in_the_precision_the_descriptor_declares():
+    """As every model row: float32 declared computed in bfloat16 (OpenVINO on a CPU with bf16) widens the
+    tolerance to DECLARED_PRECISION_EPS of bfloat16's epsilon, and the row says so."""
+    reference = load_descriptor("ReferenceBackend")
+    descriptor = dataclasses.replace(
+        reference, quantized=None, operators=reference.operators.computing_in("bfloat16")
+    )
+    ctx = Context(descriptor, "ReferenceBackend", timeout=60)
+    try:
+        row = llm_result(ctx, quantized=True)  # not run (no quantizer): no vendor process, the bounds are set
+    finally:
+        ctx.close()
+    assert row["rtol"] == row["atol"] == DECLARED_PRECISION_EPS * 2.0**-7, row
+    judged = "judged in bfloat16, which the descriptor declares float32 is computed in (computes_in)"
+    row = _judged([[0.1, 0.9, 0.2]], [[0.1, 0.9, 0.2]]) | {}
+    kept = {"rtol": 0.0, "atol": 0.01, "reason": judged}
+    tokens, logits = _decoding([[0.1, 0.9, 0.2]])
+    judge_decoding(
+        kept, {"tokens": tokens, "logits": logits}, {"tokens": tokens, "logits": logits, "seconds": [0.1]}
+    )
+    assert kept["result"] == "matched" and kept["reason"] == judged, kept
+    assert row["result"] == "matched" and row["reason"] == ""
 
 
 def _decoding(steps: list[list[float]]) -> tuple[list[int], bytes]:
