@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.profiles import PROFILES
+from conformance.results.result_tables import BAD_STATE, model_state
 from scoreboard.run import RESULTS, ROWS, rows
 
 HERE = Path(__file__).resolve().parent
@@ -116,8 +117,8 @@ def failures(row: Row) -> list[tuple[str, str]]:
     for key, o in row.operators().items():
         if o.get("first_failing"):
             out.append((f"op:{key}", f"{o['first_failing']['case']}: {o['first_failing']['reason']}"))
-    for name, m in row.models().items():
-        if m.get("result") not in ("matched", None):
+    for name, m in row.models().items():  # a model row not run (no runtime, no quantizer) is not a failure
+        if m.get("result") is not None and model_state(m) == BAD_STATE:
             out.append((f"model:{name}", f"{m['result']}: {m.get('reason') or ''}"))
     return out
 

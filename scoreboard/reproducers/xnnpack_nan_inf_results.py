@@ -12,10 +12,11 @@ PyTorch (NaN matches NaN; otherwise within 8 ULP).
 
 Seen (x86-64, executorch 1.5.1): maximum and minimum drop a NaN first operand but keep a NaN second one
 (maximum(nan, 0) is 0, maximum(-2.5, nan) is NaN: neither torch's propagation nor IEEE maxNum/minNum),
-max_pool2d gives a number for a window holding NaN, not always its largest, log_sigmoid(NaN) is not NaN, log(NaN) is
-88.78, and rsqrt(0) and rsqrt(-0) are NaN (inf and -inf in eager). XNNPACK picks its kernels by the
-CPU's features: on one machine sigmoid and silu of +-max/4 were NaN too (1 and 0, max/4 and -0 in
-eager), on another (2026-12-03) they agree. Each line names the inputs, eager's result and XNNPACK's.
+max_pool2d gives a number for a window holding NaN, not always its largest, log_sigmoid(NaN) is not NaN,
+and rsqrt(0) and rsqrt(-0) are NaN (inf and -inf in eager). XNNPACK picks its kernels by the CPU's
+features: on a CPU with AVX-512 (2026-12-04) sigmoid and silu of +-max/4 are NaN too (1 and 0, max/4 and
+-0 in eager) and log(NaN) is NaN; on an AVX2-only CPU (2026-12-03) sigmoid and silu agree and log(NaN) is
+88.78. Each line names the inputs, eager's result and XNNPACK's.
 
 Exit status: 1 while any operator differs, 0 when all agree.
 """
