@@ -4,6 +4,19 @@ from __future__ import annotations
 
 import torch
 
+from conformance.descriptor import SampleModel
+
+
+class Small(torch.nn.Module):
+    """Linear 8 -> 4, relu."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
 
 class MLP(torch.nn.Module):
     """Linear 16 -> 32, relu, Linear 32 -> 8."""
@@ -49,3 +62,12 @@ class TokenMLP(torch.nn.Module):
 def token_dims():
     """batch <= 4 and tokens <= 8: the dynamic_shapes of TokenMLP's input."""
     return ({0: torch.export.Dim("batch", max=4), 1: torch.export.Dim("tokens", max=8)},)
+
+
+def small_convnet_tokens() -> tuple[SampleModel, ...]:
+    """The samples 'small' (the primary), 'convnet' (with more calibration inputs) and 'tokens' (dynamic)."""
+    return (
+        SampleModel("small", lambda: (Small(), (torch.randn(2, 8),))),
+        SampleModel("convnet", lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)), make_inputs=convnet_inputs),
+        SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
+    )

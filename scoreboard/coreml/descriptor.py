@@ -17,11 +17,9 @@ program's mutable buffers and its preprocess then refuses them ("State model is 
 
 from __future__ import annotations
 
-import torch
-
-from conformance.descriptor import BackendDescriptor, SampleModel
+from conformance.descriptor import BackendDescriptor
 from conformance.operators import OperatorSupport
-from scoreboard.samples import ConvNet, TokenMLP, convnet_inputs
+from scoreboard.samples import small_convnet_tokens
 from scoreboard.wheel import executorch_version
 
 
@@ -34,15 +32,6 @@ def _partitioners():
 
     specs = CoreMLBackend.generate_compile_specs(minimum_deployment_target=ct.target.iOS18)
     return [CoreMLPartitioner(compile_specs=specs)]
-
-
-class _Small(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc = torch.nn.Linear(8, 4)
-
-    def forward(self, x):
-        return torch.relu(self.fc(x))
 
 
 #: operator -> the traits of its cases CoreMLPartitioner does not claim (found with --discover: every operand in
@@ -140,15 +129,7 @@ def descriptor(operators=None) -> BackendDescriptor:
         make_partitioners=_partitioners,
         # CoreMLPartitioner keeps 2-D convolutions undecomposed (the corpus names them aten::convolution)
         supported_ops=("aten::conv2d",),
-        sample_models=(
-            SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),
-            SampleModel(
-                "convnet",
-                lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)),
-                make_inputs=convnet_inputs,
-            ),
-            SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
-        ),
+        sample_models=small_convnet_tokens(),
         operators=OPERATORS if operators is None else operators,
     )
 

@@ -26,17 +26,14 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-import torch
-
 from conformance.descriptor import (
     BackendDescriptor,
     DynamicShapesSupport,
     IncompatibleBlob,
     QuantizedSupport,
-    SampleModel,
 )
 from conformance.operators import OperatorSupport
-from scoreboard.samples import ConvNet, TokenMLP, convnet_inputs, token_dims
+from scoreboard.samples import small_convnet_tokens, token_dims
 from scoreboard.wheel import executorch_lib, executorch_version
 
 
@@ -93,15 +90,6 @@ def _quantizer():
     )
 
     return XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
-
-
-class _Small(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc = torch.nn.Linear(8, 4)
-
-    def forward(self, x):
-        return torch.relu(self.fc(x))
 
 
 #: operator -> the traits of its cases XnnpackPartitioner does not claim (found with --discover)
@@ -172,15 +160,7 @@ def descriptor(operators=None) -> BackendDescriptor:
         python_package="executorch.backends.xnnpack",
         version=executorch_version(),
         make_partitioners=_partitioners,
-        sample_models=(
-            SampleModel("small", lambda: (_Small(), (torch.randn(2, 8),))),
-            SampleModel(
-                "convnet",
-                lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)),
-                make_inputs=convnet_inputs,
-            ),
-            SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
-        ),
+        sample_models=small_convnet_tokens(),
         load_runtime=_load_runtime,
         runtime_libraries=runtime_libraries,
         registered_at_import=True,
