@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.models.tasks import placement
-from conformance.vendor.capability_tasks import output_scales
+from conformance.vendor.capability_tasks import made_quantizer, output_scales
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack, unpack
@@ -40,14 +40,14 @@ from conformance.vendor.vendor_tasks import partitioners, require_runtime
 METHODS = ("prefill", "decode")
 
 
-def _cache_names(module: Any) -> list[str]:
-    return [name for name, _ in module.named_buffers() if name.endswith(("k_cache", "v_cache"))]
+def _caches(module: Any) -> dict[str, Any]:
+    """The decoder's KV cache buffers by name."""
+    return {name: b for name, b in module.named_buffers() if name.endswith(("k_cache", "v_cache"))}
 
 
 def _zero_caches(module: Any) -> None:
-    for name, buffer in module.named_buffers():
-        if name.endswith(("k_cache", "v_cache")):
-            buffer.zero_()
+    for buffer in _caches(module).values():
+        buffer.zero_()
 
 
 def _export(module: Any, method: str, dynamic: bool = False) -> Any:
@@ -74,13 +74,11 @@ def _quantize(module: Any) -> tuple[Any, dict[str, Any]]:
     row records: the quantizer's class and the scale of the logits' dequantize (None if they are not)."""
     import executorch.kernels.quantized  # noqa: F401  (out variants of quantize/dequantize a backend leaves on CPU)
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.quantization.pt2e.quantizer import Quantizer
 
     from conformance.models import decoder
 
-    quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
-    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
-    if not isinstance(quantizer, Quantizer):
+    quantizer, kind, is_quantizer = made_quantizer()
+    if not is_quantizer:
         raise VendorError(f"quantized.make_quantizer() returned {kind}, not a torchao PT2E Quantizer")
     graph = _export(module, "prefill", dynamic=True).module()
     prepared = vendor_call(f"prepare_pt2e of the decoder with {kind}", prepare_pt2e, graph, quantizer)
@@ -124,7 +122,7 @@ def lower_llm(shared_state: bool = True, quantized: bool = False) -> dict[str, A
     placed = {method: placement(edge.exported_program(method), backend) for method in METHODS}
     config = ExecutorchBackendConfig(
         memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=shared_state),
-        passes=[InitializedMutableBufferPass(_cache_names(module))],
+        passes=[InitializedMutableBufferPass(list(_caches(module)))],
     )
     program = vendor_call("to_executorch() of the decoder", edge.to_executorch, config)
     return {

@@ -85,6 +85,16 @@ def output_scales(graph_module: Any) -> list[float | None]:
     return scales
 
 
+def made_quantizer() -> tuple[Any, str, bool]:
+    """The descriptor's quantizer (``quantized.make_quantizer()``, the vendor's code), its class's full name,
+    and whether it is a torchao PT2E ``Quantizer``."""
+    from torchao.quantization.pt2e.quantizer import Quantizer
+
+    quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
+    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
+    return quantizer, kind, isinstance(quantizer, Quantizer)
+
+
 def quantized_flow(name: str) -> dict[str, Any]:
     """Quantizes sample ``name`` with the declared quantizer (export, prepare_pt2e, calibrate,
     convert_pt2e), lowers it with the backend's partitioners and reports what the checks need."""
@@ -92,13 +102,10 @@ def quantized_flow(name: str) -> dict[str, Any]:
     import torch
     from executorch.exir import to_edge_transform_and_lower
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.quantization.pt2e.quantizer import Quantizer
 
-    support = descriptor().quantized
     module, inputs = made_sample(name)
-    quantizer = vendor_call("quantized.make_quantizer()", support.make_quantizer)
-    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
-    result: dict[str, Any] = {"quantizer": kind, "is_quantizer": isinstance(quantizer, Quantizer)}
+    quantizer, kind, is_quantizer = made_quantizer()
+    result: dict[str, Any] = {"quantizer": kind, "is_quantizer": is_quantizer}
     if not result["is_quantizer"]:
         return result
     graph = vendor_call(
