@@ -41,6 +41,20 @@ def test_a_backend_without_a_quantizer_gets_the_row_not_run_and_starts_no_vendor
     assert line.split()[0] == QUANTIZED and "declares no quantizer" in line
 
 
+def test_a_quantizer_that_is_not_a_pt2e_quantizer_fails_the_rows_lowering_naming_what_it_returned():
+    reference = load_descriptor("ReferenceBackend")
+    quantized = dataclasses.replace(reference.quantized, make_quantizer=dict)  # returns a dict
+    ctx = Context(dataclasses.replace(reference, quantized=quantized), timeout=120)  # the object, pickled
+    try:
+        row = llm_result(ctx, quantized=True)
+    finally:
+        ctx.close()
+    assert row["result"] == "lowering_failed", row
+    assert (
+        "quantized.make_quantizer() returned builtins.dict, not a torchao PT2E Quantizer" in row["reason"]
+    ), row
+
+
 def test_the_llm_rows_are_judged_in_the_precision_the_descriptor_declares():
     """As every model row: float32 declared computed in bfloat16 (OpenVINO on a CPU with bf16) widens the
     tolerance to DECLARED_PRECISION_EPS of bfloat16's epsilon, and the row says so."""

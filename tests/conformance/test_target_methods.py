@@ -10,7 +10,7 @@ from suite_runner import results_by_id, run_suite
 
 from conformance.outcomes import SuiteCannotRun
 from conformance.targets.bundle import Bundle, BundleError, read_result
-from conformance.targets.runtime import _methods_result
+from conformance.targets.runtime import TargetRuntime, _call_outputs, _methods_result
 
 
 def test_a_methods_entry_is_written_with_its_calls_and_shared_arenas(tmp_path):
@@ -56,6 +56,21 @@ def test_a_runner_that_predates_the_methods_entry_is_told_to_be_rebuilt(tmp_path
     old.write_text("status error\nstep bundle\nerror unknown entry kind 'methods'\n")
     with pytest.raises(SuiteCannotRun, match=r"does not know the entry kind 'methods'.*rebuild it from"):
         _methods_result(old)
+
+
+def test_results_missing_a_call_and_an_llm_run_without_eager_tokens_are_one_bundle_error(tmp_path):
+    r = read_result(_written(tmp_path / "t.txt", "output decode 0 1 t-call-1.bin\nstatus ok\n"))
+    with pytest.raises(BundleError, match=r"the runner wrote the outputs of calls \[1\]"):
+        _call_outputs(tmp_path, r)
+    with pytest.raises(
+        BundleError, match="runs on a target only teacher-forced, with eager PyTorch's tokens"
+    ):
+        TargetRuntime._bundle_run_llm(None, Bundle(tmp_path / "b"), b"", b"", "the LLM decoder", None)  # type: ignore[arg-type]
+
+
+def _written(path, text: str):
+    path.write_text(text)
+    return path
 
 
 @pytest.mark.full  # builds the runner; lowers the two-method samples and both decoders (60 s)
