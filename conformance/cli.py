@@ -344,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     from conformance.certification.check_wheel import add_subcommand as _add_check_wheel
     from conformance.compat.cli import add_subcommand as _add_compat
     from conformance.new_backend import add_subcommands as _add_new_backend
+    from conformance.release_grid.grid_cli import add_subcommand as _add_release_grid
     from conformance.results.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
@@ -354,11 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_matrix(sub)
     _add_new_backend(sub)
     _add_compat(sub)
+    _add_release_grid(sub)
     return parser
 
 
 #: The commands that judge: they run in the isolated judging process (conformance/judge/judge_environment.py).
-JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign"})
+JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign", "release-grid"})
 
 
 def main(argv: list[str] | None = None) -> int:

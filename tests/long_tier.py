@@ -170,6 +170,14 @@ CI_KEEPS: dict[str, str] = {
     "reference_backend/tests/test_hostile_blobs.py::test_a_damaged_ptd_fails_its_checksum_with_the_key_and_the_file": (
         "hardening"
     ),
+    # the reference backend's release grid: 0.4.0 and a release adding an opcode without a format bump (48 s),
+    # and a runtime release that crashes (31 s; the one that hangs is in the long tier: 170 s)
+    "tests/release_grid/test_reference_release_grid.py::test_an_operator_added_without_a_format_bump_is_caught": (
+        "a vendor's own release grid"
+    ),
+    f"{T}test_release_grid_faults.py::test_a_runtime_release_that_crashes_fails_its_cells_with_the_signal": (
+        "a crashing runtime in the release grid"
+    ),
     # the tier list's own checks: one collection of the whole tree (17 s)
     "tests/ci/test_long_tier.py::": "this list's own checks",
 }

@@ -30,6 +30,7 @@ from conformance.operators import corpus
 from conformance.operators.isolation import Isolation
 from conformance.operators.nan_modes import IGNORE
 from conformance.operators.spec import EPS, TINY, Case
+from conformance.operators.support import OperatorDeclaration
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close, closeness
 from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
@@ -405,19 +406,20 @@ def _run_all(
                 ", ".join(record["cpu_ops"]) or "no delegate of the backend"
             )
             continue
-        rtol, atol, r.declared_tolerance = tolerance_for(ctx, r.case, record)
+        rtol, atol, r.declared_tolerance = tolerance_for(ctx.descriptor.operators[r.case.op], r.case, record)
         ignored = record.get("expected_nan_ignored")
         if ignored is not None and ctx.descriptor.operators[r.case.op].nan_mode == IGNORE:
             expected, r.nan_ignored = unpack(ignored), True
         _compare(r, actual, expected, rtol, atol, NAN_IGNORED if r.nan_ignored else "eager PyTorch")
 
 
-def tolerance_for(ctx: Context, case: Case, record: dict[str, Any]) -> tuple[float, float, bool]:
+def tolerance_for(
+    declaration: OperatorDeclaration, case: Case, record: dict[str, Any]
+) -> tuple[float, float, bool]:
     """(rtol, atol, declared) a case's results are judged with: the corpus's (the task's record) widened to
-    what the descriptor declares for the case's operator and dtype, a tolerance or the corpus's tolerance
-    for the lower precision it computes in; ``declared`` when that widened it."""
+    what ``declaration`` (the descriptor's, for the case's operator) declares for its dtype, a tolerance or
+    the corpus's tolerance for the lower precision it computes in; ``declared`` when that widened it."""
     rtol, atol = record["rtol"], record["atol"]
-    declaration = ctx.descriptor.operators[case.op]
     wider = [declaration.tolerance(case.dtype)]
     precision = declaration.precision(case.dtype)
     if precision is not None and not case.tolerance.steps:
