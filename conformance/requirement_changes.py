@@ -42,6 +42,12 @@ TIGHTENED: tuple[Tightening, ...] = (
         "the runtime libraries must register no backend id besides the backend's own (only the own id's "
         "absence from a program was checked before)",
     ),
+    Tightening(
+        "OPS-2",
+        "0.6.0",
+        "every elementwise operator with special-value cases has a case with subnormal operands, which a runtime "
+        "that flushes them to zero fails unless its descriptor declares subnormals='flushed'",
+    ),
 )
 
 

@@ -93,6 +93,7 @@ def operators_compute(ctx: Context) -> str | None:
         + (f"; {skipped} not delegated were not run (OPS-1 says why)" if skipped else "")
         + _declared_tolerances(ctx, found)
         + _declared_nan_modes(found)
+        + _declared_flushes(found)
     )
 
 
@@ -105,6 +106,18 @@ def _declared_nan_modes(found: list[runner.CaseResult]) -> str:
     return (
         f"; {len(ignored)} cases holding a NaN operand of {ops} were judged with NaN left out, as the descriptor "
         "declares (nan_mode='ignore', TOSA 1.0's IGNORE) instead of eager's propagation"
+    )
+
+
+def _declared_flushes(found: list[runner.CaseResult]) -> str:
+    """'; N cases of OPS holding subnormals matched only with them flushed, as declared', or ''."""
+    flushed = [r for r in found if r.ran and r.subnormals_flushed]
+    if not flushed:
+        return ""
+    ops = ", ".join(sorted({r.case.op for r in flushed}))
+    return (
+        f"; {len(flushed)} cases holding subnormal operands of {ops} matched only with subnormals flushed to zero, "
+        "as the descriptor declares (subnormals='flushed')"
     )
 
 

@@ -84,8 +84,8 @@ def unary(
     args: str = "",
 ) -> Callable[[str], list[Case]]:
     """Cases of a one-input elementwise operator: UNARY_SHAPES with ``values``, a channels-last input,
-    stress values (``stress``: "stress", "stress:positive", "stress:moderate" or None), inf/NaN if ``special``
-    (with the moderate large magnitudes too for "stress:moderate"), and a
+    stress values (``stress``: "stress", "stress:positive", "stress:moderate" or None), inf/NaN and subnormal
+    operands if ``special`` (with the moderate large magnitudes too for "stress:moderate"), and a
     large input for float32."""
 
     def cases(dtype: str) -> list[Case]:
@@ -132,6 +132,24 @@ def unary(
                     args=args,
                 )
             )
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "subnormal",
+                    (
+                        Input(
+                            (4, 5),
+                            dtype,
+                            "subnormal:positive" if stress == "stress:positive" else "subnormal",
+                        ),
+                    ),
+                    call(fn),
+                    tolerance,
+                    frozenset({"subnormal"}),
+                    args=args,
+                )
+            )
         if dtype == FLOAT32:
             out.append(
                 Case(
@@ -175,7 +193,8 @@ def binary(
     args: str = "",
 ) -> Callable[[str], list[Case]]:
     """Cases of a two-input elementwise operator: BINARY_SHAPES (same shapes and broadcast), mixed
-    channels-last and contiguous operands, stress values, inf/NaN if ``special``, a large pair."""
+    channels-last and contiguous operands, stress values, inf/NaN and subnormals (scaled by powers of two) if
+    ``special``, a large pair."""
     rhs = rhs or values
 
     def cases(dtype: str) -> list[Case]:
@@ -240,6 +259,18 @@ def binary(
                     call(fn),
                     tolerance,
                     frozenset({"inf_nan"}),
+                    args=args,
+                )
+            )
+            out.append(
+                Case(
+                    op,
+                    dtype,
+                    "subnormal",
+                    (Input((5, 6), dtype, "subnormal"), Input((5, 6), dtype, "pow2")),
+                    call(fn),
+                    tolerance,
+                    frozenset({"subnormal"}),
                     args=args,
                 )
             )

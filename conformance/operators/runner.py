@@ -30,11 +30,12 @@ from conformance.operators import corpus
 from conformance.operators.isolation import Isolation
 from conformance.operators.nan_modes import IGNORE
 from conformance.operators.spec import EPS, TINY, Case
+from conformance.operators.subnormals import FLUSHED
 from conformance.operators.support import OperatorDeclaration
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close, closeness
 from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.vendor_process import VendorProcess, quote_log
 from conformance.vendor.vendor_records import unpack
 
 #: Cases per batch (benchmarks/operator_corpus.py measures the trade-off). A lowering's CPU time is linear in
@@ -67,6 +68,8 @@ class CaseResult:
     declared_tolerance: bool = False
     #: judged against the result under nan_mode IGNORE, which the descriptor declares for the operator
     nan_ignored: bool = False
+    #: matched only the result with subnormals flushed, which the descriptor declares for the operator
+    subnormals_flushed: bool = False
     #: CRASHED or TIMED_OUT when the case alone crashed or hung the vendor process (its reason is the
     #: lowering_error or the run_error)
     crash: str | None = None
@@ -338,11 +341,7 @@ def _execution(ctx: Context, keys: tuple[str, ...]) -> list[Any]:
             EXECUTE, lowered["pte"], None, what, lowered["inputs"], what=f"execute of {what}", with_log=True
         )
         if "error" in result:
-            tail = " | ".join(line for line in log.splitlines() if line.strip())[-600:]
-            raise CheckFailed(
-                f"{result['step']} failed: {result['error']}"
-                + (f"; the runtime logged: {tail}" if tail else "")
-            )
+            raise CheckFailed(f"{result['step']} failed: {result['error']}{quote_log(log.splitlines())}")
         return unpack(result["outputs"])
 
     return ctx.shared(("operators", "execute", keys), compute)
@@ -406,11 +405,29 @@ def _run_all(
                 ", ".join(record["cpu_ops"]) or "no delegate of the backend"
             )
             continue
-        rtol, atol, r.declared_tolerance = tolerance_for(ctx.descriptor.operators[r.case.op], r.case, record)
+        declaration = ctx.descriptor.operators[r.case.op]
+        rtol, atol, r.declared_tolerance = tolerance_for(declaration, r.case, record)
         ignored = record.get("expected_nan_ignored")
-        if ignored is not None and ctx.descriptor.operators[r.case.op].nan_mode == IGNORE:
+        if ignored is not None and declaration.nan_mode == IGNORE:
             expected, r.nan_ignored = unpack(ignored), True
         _compare(r, actual, expected, rtol, atol, NAN_IGNORED if r.nan_ignored else "eager PyTorch")
+        flushed = record.get("expected_flushed")
+        if r.mismatch and flushed is not None and declaration.subnormals == FLUSHED:
+            _compare_flushed(r, actual, unpack(flushed), rtol, atol)
+
+
+def _compare_flushed(r: CaseResult, actual: list[Any], flushed: list[Any], rtol: float, atol: float) -> None:
+    """Judges a case that did not match eager PyTorch against the result with subnormals flushed, which the
+    declaration allows: a match passes it (``subnormals_flushed``); otherwise eager's mismatch stands, saying
+    that the flushed result was not matched either."""
+    kept = (r.mismatch, r.worst, r.used)
+    r.mismatch = None  # _compare sets it on a mismatch only
+    _compare(r, actual, flushed, rtol, atol, SUBNORMALS_FLUSHED)
+    if r.mismatch is None:
+        r.subnormals_flushed = True
+        return
+    r.mismatch, r.worst, r.used = kept
+    r.mismatch = f"{r.mismatch}; nor does it match {SUBNORMALS_FLUSHED}"
 
 
 def tolerance_for(
@@ -431,6 +448,11 @@ def tolerance_for(
         return rtol, atol, False
     return max(rtol, *(r for r, _ in found)), max(atol, *(a for _, a in found)), True
 
+
+#: What a case of an operator declared subnormals "flushed" is compared with when it does not match eager's.
+SUBNORMALS_FLUSHED = (
+    "eager PyTorch with subnormal operands and results flushed to zero (the declared subnormals='flushed')"
+)
 
 #: What a case declared nan_mode "ignore" is compared with.
 NAN_IGNORED = "eager PyTorch with its NaN operands left out (the declared nan_mode='ignore')"

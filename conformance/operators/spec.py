@@ -37,6 +37,8 @@ TRAITS = {
     "channels_last": "a 4-D input in channels-last dim order (the only permuted layout the runtime accepts)",
     "stress": "values at the edges: zero, negative zero, large magnitude, near the domain's edge",
     "inf_nan": "infinities and NaN, where the operator defines a result for them",
+    "subnormal": "subnormal (denormal) operands, which a backend that flushes them to zero declares "
+    "(OperatorDeclaration.subnormals)",
     "large": "a tensor of more than 10^5 elements",
     "quantized": "int8 tensors through dequantize -> operator -> quantize; only for a backend that declares "
     "quantized support and the operator",
@@ -115,7 +117,9 @@ class Input:
     values: "normal" (standard normal), "positive" (0.05 to 10), "unit" (-0.99 to 0.99), "stress"
     (the dtype's edge values, finite; "stress:moderate" with large magnitudes of a sixteenth of the
     dtype's maximum, "stress:positive" without negatives), "special" (stress plus inf, -inf, NaN), "distinct" (a random
-    permutation of distinct values, for selections with no ties), "index:N" (integers 0..N-1),
+    permutation of distinct values, for selections with no ties), "subnormal" (subnormal values of the dtype
+    with a few normal ones; "subnormal:positive" without negatives), "pow2" (powers of two large and small
+    enough to scale a subnormal into the normal range, both signs), "index:N" (integers 0..N-1),
     "mask" (random bools), "range:LO:HI" (uniform in [LO, HI)).
     """
 
@@ -158,6 +162,11 @@ class Input:
             if arg == "positive":
                 pool = pool.abs()[pool.abs() > 0] if is_float(self.dtype) else pool.abs()[pool > 0]
             t = pool[torch.randint(0, len(pool), self.shape, generator=generator)]
+        elif kind in ("subnormal", "pow2") and is_float(self.dtype):
+            pool = _subnormal_pool(self.dtype) if kind == "subnormal" else _pow2_pool(self.dtype)
+            if arg == "positive":
+                pool = pool[pool > 0]
+            t = pool[torch.randint(0, len(pool), self.shape, generator=generator)]
         elif not is_float(self.dtype):
             lo, hi = _int_range(self.dtype, kind, arg)
             t = torch.randint(lo, hi, self.shape, generator=generator, dtype=torch.int64).to(dtype)
@@ -184,6 +193,34 @@ def _int_range(dtype: str, kind: str, arg: str) -> tuple[int, int]:
     if kind == "positive":
         return 1, 100
     return (-100, 100) if dtype != UINT8 else (0, 200)
+
+
+def _subnormal_pool(dtype: str):
+    """Subnormal values of ``dtype`` (half and an eighth of the smallest normal, the smallest subnormal and
+    three times it), both signs, with 1 and -0.5 beside them."""
+    import torch
+
+    info = torch.finfo(torch_dtype(dtype))
+    tiny = float(info.tiny)
+    least = tiny * float(info.eps)  # the smallest subnormal: the smallest normal's last mantissa bit
+    magnitudes = [tiny / 2, tiny / 8, least, 3 * least]
+    return torch.tensor([*magnitudes, *(-m for m in magnitudes), 1.0, -0.5], dtype=torch.float64).to(
+        torch_dtype(dtype)
+    )
+
+
+def _pow2_pool(dtype: str):
+    """Powers of two that scale a subnormal of ``dtype`` into the normal range (2**e and 2**-e, both signs,
+    e as large as the dtype's range allows up to 60), and 1."""
+    import math
+
+    import torch
+
+    info = torch.finfo(torch_dtype(dtype))
+    e = min(60, int(math.log2(float(info.max))) - 1)
+    return torch.tensor([2.0**e, -(2.0**e), 2.0**-e, -(2.0**-e), 1.0], dtype=torch.float64).to(
+        torch_dtype(dtype)
+    )
 
 
 def _stress_pool(dtype: str, special: bool, moderate: bool = False):

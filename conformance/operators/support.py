@@ -28,6 +28,10 @@ with the corpus's own tolerance for that precision (which grows with the case's 
 
     support.computing_in("bfloat16", dtype="float32")
 
+or, for transcendental kernels less accurate than the corpus asks, the accuracy in units in the last place::
+
+    support.with_accuracy(16, ops=["aten::exp", "aten::log"])   # 16 ULP, relative and absolute
+
 A case then passes within the larger of the corpus's tolerance and the declared one, and the report
 says which operators were judged with a declared tolerance.
 
@@ -36,6 +40,13 @@ operand out, as TOSA 1.0's ``nan_mode=IGNORE`` does, declares so; its cases hold
 against that result, not eager's::
 
     support.ignoring_nan("aten::maximum", "aten::minimum")
+
+An operator that flushes subnormal operands and results to zero (FTZ/DAZ, as many accelerators do) declares
+so; its cases holding subnormals then pass with either eager's result or the flushed one
+(conformance/operators/subnormals.py)::
+
+    support.flushing_subnormals()                  # every declared floating-point operator
+    support.flushing_subnormals("aten::sqrt")      # one
 """
 
 from __future__ import annotations
@@ -47,6 +58,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from conformance.operators.corpus import normalize
 from conformance.operators.nan_modes import IGNORE, NAN_MODES, PROPAGATE, nan_mode_problem
 from conformance.operators.spec import DTYPES, EPS, FLOAT32, TRAITS
+from conformance.operators.subnormals import FLUSHED, KEPT, subnormal_mode_problem
 
 
 def is_schema_name(op: object) -> bool:
@@ -73,6 +85,9 @@ class OperatorDeclaration:
     #: what a NaN operand does (conformance/operators/nan_modes.py): "propagate" (eager PyTorch's) or, for an
     #: operator that selects among its operands, "ignore" (TOSA 1.0's IGNORE: IEEE maxNum/minNum)
     nan_mode: str = PROPAGATE
+    #: what a subnormal operand or result is (conformance/operators/subnormals.py): "kept" (IEEE 754, eager
+    #: PyTorch's) or "flushed" to a zero of its sign
+    subnormals: str = KEPT
 
     def precision(self, dtype: str) -> str | None:
         """The precision results of ``dtype`` are declared to be computed in, or None."""
@@ -104,6 +119,9 @@ class OperatorDeclaration:
             raise ValueError(
                 f"nan_mode is {self.nan_mode!r}, not one of {', '.join(repr(m) for m in NAN_MODES)}"
             )
+        problem = subnormal_mode_problem(self.subnormals)
+        if problem is not None:
+            raise ValueError(problem)
         object.__setattr__(self, "dtypes", tuple(dict.fromkeys(dtypes)))
         object.__setattr__(self, "without", tuple(sorted(set(without))))
         object.__setattr__(self, "tolerances", _tolerances(self.tolerances, self.dtypes))
@@ -163,6 +181,14 @@ def _tolerances(given, dtypes: tuple[str, ...]) -> tuple[tuple[str, float, float
                 raise ValueError(f"the {name} declared for {d} is {value!r}, not a finite number >= 0")
         out[d] = (d, float(rtol), float(atol))
     return tuple(sorted(out.values()))
+
+
+def _tolerance_line(op: str, dtype: str, rtol: float, atol: float) -> str:
+    """'aten::exp float32: 16 ULP' for a tolerance declared in ULP (with_accuracy), else the rtol and atol."""
+    eps = EPS.get(dtype)
+    if eps is not None and rtol == atol and rtol / eps == round(rtol / eps):
+        return f"{op} {dtype}: {rtol / eps:g} ULP"
+    return f"{op} {dtype}: rtol {rtol:g} atol {atol:g}"
 
 
 class OperatorSupport(Mapping[str, OperatorDeclaration]):
@@ -247,6 +273,24 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
             }
         )
 
+    def flushing_subnormals(self, *ops: str) -> OperatorSupport:
+        """A copy in which each of ``ops`` (each declared; none: every operator declared for a floating-point
+        dtype) declares subnormals "flushed": subnormal operands and results are zeros of their sign."""
+        missing = [op for op in ops if op not in self]
+        if missing:
+            raise ValueError(
+                f"flushing_subnormals names {', '.join(missing)}, which the declaration does not hold"
+            )
+        wanted = {normalize(op) for op in ops} or {
+            op for op, d in self._ops.items() if any(x in EPS for x in d.dtypes)
+        }
+        return OperatorSupport(
+            {
+                op: dataclasses.replace(d, subnormals=FLUSHED) if op in wanted else d
+                for op, d in self._ops.items()
+            }
+        )
+
     def computing_in(self, precision: str, dtype: str = FLOAT32) -> OperatorSupport:
         """A copy in which every operator declared for ``dtype`` says its results are computed in ``precision``
         (a backend that computes float32 in bfloat16 by default)."""
@@ -274,6 +318,31 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
             merged.update(dict.fromkeys(dtypes, (rtol, atol)))
             changed[op] = dataclasses.replace(decl, tolerances=tuple((d, *ra) for d, ra in merged.items()))
         return OperatorSupport(changed)
+
+    def with_accuracy(
+        self, ulps: float, ops: Iterable[str] | None = None, dtype: str | None = None
+    ) -> OperatorSupport:
+        """A copy in which each operator of ``ops`` (default: every one) is declared accurate to ``ulps`` units
+        in the last place for each floating-point dtype (or ``dtype``): the tolerance (ulps * eps, ulps * eps)
+        of that dtype, for a backend whose transcendental kernels are less accurate than the corpus asks (4 ULP
+        for exp, log, tanh, ...). The report lists it as 'aten::exp float32: 16 ULP'."""
+        if (
+            isinstance(ulps, bool)
+            or not isinstance(ulps, (int, float))
+            or not math.isfinite(ulps)
+            or ulps <= 0
+        ):
+            raise ValueError(f"with_accuracy: ulps is {ulps!r}, not a finite number > 0")
+        out = self
+        for d in (
+            [dtype] if dtype is not None else sorted({d for decl in self._ops.values() for d in decl.dtypes})
+        ):
+            if d not in EPS:
+                if dtype is not None:
+                    raise ValueError(f"with_accuracy: {d!r} is not a floating-point dtype ({', '.join(EPS)})")
+                continue
+            out = out.with_tolerance(ulps * EPS[d], ulps * EPS[d], d, ops)
+        return out
 
     @classmethod
     def coerce(cls, value) -> OperatorSupport:
@@ -334,14 +403,17 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
 
     def deviations(self) -> list[str]:
         """Each way the declaration lets results differ from eager PyTorch, one line per operator, in
-        declaration order: 'aten::maximum: NaN ignored', 'aten::mm float32: computed in bfloat16',
+        declaration order: 'aten::maximum: NaN ignored', 'aten::sqrt: subnormals flushed',
+        'aten::mm float32: computed in bfloat16',
         'aten::mm float32: rtol 0.01 atol 0.01' (the report's backend.declared_deviations)."""
         lines = []
         for op, decl in self._ops.items():
             if decl.nan_mode == IGNORE:
                 lines.append(f"{op}: NaN ignored")
+            if decl.subnormals == FLUSHED:
+                lines.append(f"{op}: subnormals flushed")
             lines += [f"{op} {dtype}: computed in {precision}" for dtype, precision in decl.computes_in]
-            lines += [f"{op} {dtype}: rtol {rtol:g} atol {atol:g}" for dtype, rtol, atol in decl.tolerances]
+            lines += [_tolerance_line(op, dtype, rtol, atol) for dtype, rtol, atol in decl.tolerances]
         return lines
 
     def pairs(self) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from conformance.fx_names import operator_name
 from conformance.operators.nan_modes import ignoring_nan
+from conformance.operators.subnormals import flushing_subnormals
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -159,6 +160,7 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         with torch.no_grad():
             expected = _flat(module(*inputs))
         nan_ignored = ignoring_nan(c.op, module, inputs)
+        flushed = flushing_subnormals(module, inputs)
         magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
         out_dtype = str(expected[0].dtype).removeprefix("torch.")
         rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
@@ -177,6 +179,8 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
                 "inputs": len(inputs),
                 # the outputs under nan_mode IGNORE, where they differ from eager's (conformance/operators/nan_modes.py)
                 "expected_nan_ignored": nan_ignored,
+                # the outputs with subnormal operands and results flushed (conformance/operators/subnormals.py)
+                "expected_flushed": flushed,
             }
         )
         modules.append(module)
@@ -213,4 +217,5 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         p.update(where)
         p["expected"] = pack(p["expected"])
         p["expected_nan_ignored"] = pack(p["expected_nan_ignored"]) if p["expected_nan_ignored"] else None
+        p["expected_flushed"] = pack(p["expected_flushed"]) if p["expected_flushed"] else None
     return {"pte": bytes(program.buffer), "cases": per_case, "inputs": pack(flat_inputs)}

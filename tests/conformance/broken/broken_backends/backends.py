@@ -201,3 +201,12 @@ class NarrowOffsetsBackend(BackendDetails):
         return PreprocessResult(
             processed_bytes=encode(header, payload_of(blob)), data_store_output=made.data_store_output
         )
+
+
+class FlushesSubnormalsBackend(BackendDetails):
+    """A correct exporter; its runtime (runtime/flushes_subnormals_backend.cpp) is the reference runtime run
+    with flush-to-zero and denormals-are-zero on, under the id written into the header."""
+
+    @staticmethod
+    def preprocess(edge_program, compile_specs):
+        return build_result(edge_program, compile_specs, "FlushesSubnormalsInner")

@@ -449,3 +449,19 @@ NARROW_OFFSETS = variant(
     **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libnarrow_offsets_backend.so"),
 )
+
+# The reference runtime run with flush-to-zero and denormals-are-zero on (runtime/flushes_subnormals_backend.cpp):
+# a subnormal operand is read as zero. Undeclared, OPS-2 fails its subnormal cases (sqrt, log, ceil of a
+# subnormal, a subnormal scaled by 2^60); declared (subnormals="flushed"), they pass and the report says so.
+FLUSHES_SUBNORMALS = variant(
+    "FlushesSubnormalsBackend",
+    version="0.1.0",
+    sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
+    named_data=None,
+    **WITHOUT_NEW_CAPABILITIES,
+    **_broken_library("libflushes_subnormals_backend.so"),
+)
+# Not broken: the same runtime, declaring what it does.
+FLUSHES_SUBNORMALS_DECLARED = dataclasses.replace(
+    FLUSHES_SUBNORMALS, operators=FLUSHES_SUBNORMALS.operators.flushing_subnormals()
+)
