@@ -161,26 +161,20 @@ def _run_pytest(
     if not args.verbose:
         console.summary(report, report_path.resolve())
         print(f"log: {log.resolve()}")
-    from conformance.results.operator_junit import write_operators_junit
+    from conformance.results.artifacts import found
 
-    operators_junit = write_operators_junit(report, report_dir)
-    per_operator = f" and {operators_junit.resolve()}" if operators_junit is not None else ""
+    made = found(report_path)  # the plugin wrote them with the report (conformance.results.artifacts)
+    per_operator = f" and {made.operators_junit.resolve()}" if made.operators_junit is not None else ""
     print(f"junit: {(report_dir / 'junit.xml').resolve()}{per_operator}")
     if report.get("interrupted"):
-        for stale in ("badge.svg", "badge.json"):
-            (report_dir / stale).unlink(missing_ok=True)
         print(
             "the run was interrupted: the report says NOT CONFORMANT and no badge was written",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    from conformance.certification.badge import write_badge
-
-    svg, endpoint = write_badge(report, report_dir)
-    print(f"badge: {svg.resolve()} and {endpoint.resolve()}")
-    from conformance.results.html_report import write_page
-
-    print(f"page: {write_page(report, report_dir / 'report.html').resolve()}")
+    if made.badge is not None:
+        print(f"badge: {made.badge[0].resolve()} and {made.badge[1].resolve()}")
+    print(f"page: {made.page.resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
 
 

@@ -36,6 +36,7 @@ from conformance.outcomes import (
 from conformance.profiles import certified_profiles
 from conformance.registry import exempt, selects
 from conformance.report import build_report, write_report
+from conformance.results.artifacts import Artifacts, write_artifacts
 from conformance.results.summary_text import summary_lines
 from conformance.run.run_options import OptionsError, RunOptions
 from conformance.vendor import step_times
@@ -263,6 +264,8 @@ class ConformanceRun:
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
+        #: the files written beside the report (conformance.results.artifacts), once it is written
+        self.artifacts: Artifacts | None = None
 
     def _vendor_log(self) -> Path | None:
         """Where the vendor process of this pytest process writes what the vendor's code prints."""
@@ -502,6 +505,8 @@ class ConformanceRun:
         )
         path = self.options.report
         self.report = write_report(report, path) if path else report.to_dict()
+        if path:  # the page, the badge and the per-case JUnit file, for plain pytest runs as for the CLI
+            self.artifacts = write_artifacts(self.report, path)
         self._junit_profiles(report.profiles or [])
         if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -532,6 +537,13 @@ class ConformanceRun:
         path = self.options.report
         if path:
             tr.write_line(f"report: {Path(path).resolve()}")
+        if self.artifacts is not None:
+            made = self.artifacts
+            if made.operators_junit is not None:
+                tr.write_line(f"junit (one testcase per operator case): {made.operators_junit.resolve()}")
+            if made.badge is not None:
+                tr.write_line(f"badge: {made.badge[0].resolve()} and {made.badge[1].resolve()}")
+            tr.write_line(f"page: {made.page.resolve()}")
 
 
 #: Where the plugins a certify run may load come from: pytest itself, the suite, pytest-xdist.

@@ -26,7 +26,7 @@ from conformance.release_grid.programs import Program, Written
 from conformance.release_grid.releases import Release
 from conformance.vendor import vendor_interpreter
 from conformance.vendor.task_registry import EXECUTE, LOAD_RUNTIME
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.vendor_process import VendorProcess, backend_lines
 from conformance.vendor.vendor_records import unpack
 from conformance.versions import names_release
 
@@ -88,7 +88,7 @@ def judge(program: Program, answer: dict, log_text: str, runtime_version: str) -
             return Outcome(program.name, WRONG, str(exc))
         return Outcome(program.name, RUNS)
     if _COMPATIBILITY.search(error) is None:
-        said = log_text.strip().splitlines()[-1:]
+        said = backend_lines(log_text.splitlines())[-1:]
         return Outcome(
             program.name,
             ERROR,

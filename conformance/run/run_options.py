@@ -100,6 +100,12 @@ class RunOptions:
                 f"{self.flag('certify')} runs every operator; it cannot be combined with {self.flag('ops')}"
             )
         object.__setattr__(self, "model_names", _parse_models(self.models, self.flag("models")))
+        if self.report is not None and self.entry == "pytest":  # the CLI names it report.json itself
+            from conformance.results.artifacts import reserved_name_problem
+
+            problem = reserved_name_problem(self.report, self.flag("report"))
+            if problem:
+                raise OptionsError(problem)
         if self.runner is not None and self.target is None:
             raise OptionsError(
                 f"{self.flag('runner')} is given without {self.flag('target')}: say where the runner runs"

@@ -26,6 +26,7 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import re
 import signal
 import tempfile
 import time
@@ -180,8 +181,34 @@ def step_what(log: Path, what: str) -> str:
     return _last_step(Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")) or what
 
 
+#: A warning Python's ``warnings`` module printed ("<file>.py:105: FutureWarning: ..."); the next line, when
+#: indented, is the source line it quotes.
+_PYTHON_WARNING = re.compile(r"^\S.*\.py:\d+: [A-Za-z]*Warning: ")
+
+
+def backend_lines(lines: list[str]) -> list[str]:
+    """The lines of a vendor process's log that can be the backend's own messages: without the warnings
+    Python libraries print (torch's deprecation notices, each with its quoted source line) and without
+    repeats (each line once, where it last appeared). They stay in the log file."""
+    kept: list[str] = []
+    skip_source = False
+    for line in lines:
+        if _PYTHON_WARNING.match(line):
+            skip_source = True
+            continue
+        if skip_source and line[:1].isspace():
+            skip_source = False
+            continue
+        skip_source = False
+        if line.strip():
+            kept.append(line)
+    last = {line: at for at, line in enumerate(kept)}
+    return [line for at, line in enumerate(kept) if last[line] == at]
+
+
 def quote_log(lines: list[str], limit: int = LOG_LINES) -> str:
-    """'; the runtime logged: a | b' for the last ``limit`` lines, or ''."""
+    """'; the runtime logged: a | b' for the last ``limit`` of ``backend_lines(lines)``, or ''."""
+    lines = backend_lines(lines)
     if not lines:
         return ""
     shown = [line if len(line) <= 300 else line[:299] + "…" for line in lines[-limit:]]

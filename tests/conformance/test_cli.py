@@ -290,3 +290,57 @@ def test_the_terminal_shows_progress_and_the_table_only(certified):
     assert [line.split(":")[0] for line in after[-5:]] == ["report", "log", "junit", "badge", "page"], after
     assert any(line.startswith("verdict: CERTIFIED") for line in after)
     assert (out / "output.log").exists()
+
+
+def test_plain_pytest_writes_the_page_badge_and_operator_junit_beside_its_report(tmp_path):
+    """The plugin owns its output: a vendor running the suite as plain pytest gets what the CLI writes."""
+    report_path = tmp_path / "out" / "conformance.json"
+    proc = subprocess.run(
+        [
+            *PLAIN_PYTEST,
+            "--et-backend",
+            "ReferenceBackend",
+            "--et-checks",
+            "OPS-1",
+            "--et-ops",
+            "aten::relu",
+            "--et-report",
+            str(report_path),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = report_path.parent
+    report = json.loads(report_path.read_text())
+    assert report["verdict"] == "conformant"
+    page = (out / "conformance.html").read_text()
+    assert "ReferenceBackend" in page
+    assert json.loads((out / "badge.json").read_text())["schemaVersion"] == 1 and (out / "badge.svg").exists()
+    cases = (out / "junit-operators.xml").read_text()
+    assert 'classname="aten::relu float32"' in cases
+    for line in (f"page: {out / 'conformance.html'}", f"badge: {out / 'badge.svg'}", "junit (one testcase"):
+        assert line in proc.stdout, proc.stdout
+
+
+def test_a_report_named_like_a_file_written_beside_it_is_refused(tmp_path):
+    proc = subprocess.run(
+        [
+            *PLAIN_PYTEST,
+            "--et-backend",
+            "ReferenceBackend",
+            "--et-report",
+            str(tmp_path / "badge.json"),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0 and not (tmp_path / "badge.json").exists()
+    assert (
+        "--et-report" in proc.stderr + proc.stdout
+        and "give the report another name" in proc.stderr + proc.stdout
+    )

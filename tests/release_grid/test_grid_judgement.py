@@ -113,3 +113,15 @@ def test_the_command_refuses_bad_arguments_in_one_line_with_exit_2(capsys):
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "--release '0.4.0=/no/such/python'" in err and "does not exist" in err
+
+
+def test_a_quoted_log_line_is_the_runtimes_own_not_a_library_warning():
+    warning = (
+        "/usr/lib/python3.11/copyreg.py:105: FutureWarning: `isinstance(treespec, LeafSpec)` is deprecated",
+        "  return cls.__new__(cls, *args)",
+    )
+    log = "\n".join([*warning, *warning, "ReferenceBackend: payload offset 96: unknown opcode 23", *warning])
+    unknown = cells.judge(PROGRAM, {"error": "error: 0x:23"}, log, "0.4.0")
+    assert unknown.detail.endswith(
+        "the runtime logged: ReferenceBackend: payload offset 96: unknown opcode 23"
+    )
