@@ -216,6 +216,19 @@ class UsageError(ValueError):
 
 
 def _list(args: argparse.Namespace) -> int:
+    if args.backends:
+        from conformance.descriptor import SHIPPED_DESCRIPTORS, available_backends
+
+        installed = available_backends()
+        print("installed (entry points of executorch_conformance.backends; --backend NAME):")
+        for name, value in sorted(installed.items()):
+            print(f"  {name:24} {value}")
+        if not installed:
+            print("  none")
+        print("shipped with the suite, for ExecuTorch's own delegates (--backend MODULE:ATTRIBUTE):")
+        for name, value in SHIPPED_DESCRIPTORS.items():
+            print(f"  {name:24} {value}")
+        return 0
     from conformance.checks import all_checks
     from conformance.registry import not_checked_lines
 
@@ -320,7 +333,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_run)
 
-    lst = sub.add_parser("list", help="list the checks with their clauses")
+    lst = sub.add_parser(
+        "list", help="list the checks with their clauses (or, with --backends, the backends)"
+    )
+    lst.add_argument(
+        "--backends",
+        action="store_true",
+        help="list the installed backends and the descriptors the suite ships",
+    )
     lst.set_defaults(func=_list)
 
     insp = sub.add_parser("inspect", help="describe a .pte: plans, delegates, blob headers, runtime verdicts")

@@ -411,6 +411,15 @@ def _validate(obj: Any, where: str) -> BackendDescriptor:
     return obj
 
 
+#: The descriptors the suite ships for delegates of ExecuTorch itself (scoreboard/, in the package), by the
+#: backend id their programs name: ``--backend`` takes them as 'module:attribute'.
+SHIPPED_DESCRIPTORS = {
+    "XnnpackBackend": "scoreboard.xnnpack.descriptor:DESCRIPTOR",
+    "OpenvinoBackend": "scoreboard.openvino.descriptor:DESCRIPTOR",
+    "CoreMLBackend": "scoreboard.coreml.descriptor:DESCRIPTOR",
+}
+
+
 def available_backends() -> dict[str, str]:
     """Entry point name -> 'module:attr' for every installed backend."""
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
@@ -422,9 +431,15 @@ def load_descriptor(spec: str) -> BackendDescriptor:
         found = available_backends()
         if spec not in found:
             known = ", ".join(sorted(found)) or "none installed"
+            shipped = SHIPPED_DESCRIPTORS.get(spec)
             raise DescriptorError(
-                f"no backend named {spec!r} in entry point group {ENTRY_POINT_GROUP!r} "
-                f"(known: {known}); give 'module:attribute' or install the vendor package"
+                f"no backend named {spec!r} in entry point group {ENTRY_POINT_GROUP!r} (known: {known}); "
+                + (
+                    f"the suite ships a descriptor of ExecuTorch's own {spec}: --backend {shipped}"
+                    if shipped
+                    else "give 'module:attribute' or install the vendor package (executorch-conformance list "
+                    "--backends names what is installed and what the suite ships)"
+                )
             )
         spec = found[spec]
     module_name, _, attr = spec.partition(":")

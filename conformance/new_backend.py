@@ -133,6 +133,13 @@ def check_name(backend_id: str) -> Names:
     problem = _identifier_problem("NAME", backend_id)
     if problem:
         raise NewBackendError(problem)
+    if backend_id[0].islower():
+        suggested = "".join(w[:1].upper() + w[1:] for w in backend_id.split("_"))
+        suggested += "" if suggested.endswith("Backend") else "Backend"
+        raise NewBackendError(
+            f"NAME {backend_id!r} starts with a lower-case letter; it becomes the backend id every .pte names and "
+            f"the class of your BackendDetails, so write it as a class name: {suggested}"
+        )
     if len(backend_id.encode()) > MAX_ID_BYTES:
         raise NewBackendError(
             f"NAME is {len(backend_id)} characters; a backend id has at most {MAX_ID_BYTES}"

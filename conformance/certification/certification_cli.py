@@ -430,7 +430,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
         help="a runtime library (must be the one tested): a subject; repeatable. Default: the "
         "runtime libraries the report records",
     )
-    sign.add_argument("--out", help="where to write (default: REPORT.intoto.jsonl or REPORT.sigstore.json)")
+    sign.add_argument(
+        "--out",
+        help="where to write (default: beside the report, its name with .json replaced: report.json gives "
+        "report.intoto.jsonl, or report.sigstore.json with Sigstore)",
+    )
     sign.set_defaults(func=_sign)
 
     keygen = sub.add_parser("keygen", help="make an Ed25519 key pair for sign")

@@ -344,3 +344,25 @@ def test_a_report_named_like_a_file_written_beside_it_is_refused(tmp_path):
         "--et-report" in proc.stderr + proc.stdout
         and "give the report another name" in proc.stderr + proc.stdout
     )
+
+
+def test_list_backends_names_the_installed_ones_and_the_descriptors_the_suite_ships(capsys):
+    from conformance.cli import main
+
+    assert main(["list", "--backends"]) == 0
+    out = capsys.readouterr().out
+    assert "ReferenceBackend         reference_backend.conformance:DESCRIPTOR" in out
+    assert "XnnpackBackend           scoreboard.xnnpack.descriptor:DESCRIPTOR" in out
+
+
+def test_an_id_of_executorchs_own_delegate_is_pointed_at_the_shipped_descriptor():
+    from conformance.descriptor import DescriptorError, load_descriptor
+
+    with pytest.raises(
+        DescriptorError,
+        match=r"ships a descriptor of ExecuTorch's own XnnpackBackend: "
+        r"--backend scoreboard\.xnnpack\.descriptor:DESCRIPTOR",
+    ):
+        load_descriptor("XnnpackBackend")
+    with pytest.raises(DescriptorError, match=r"list --backends names what is installed"):
+        load_descriptor("NoSuchBackend")

@@ -60,6 +60,14 @@ def new_backend(capsys, *argv: str) -> tuple[int, str, str]:
         ("Torch", "the package name torch derived from Torch is already importable here"),
         ("BackendKit", "the package name backend_kit derived from BackendKit is already importable here"),
         (TEMPLATE_ID, "TemplateBackend is the template's own name"),
+        (
+            "acme_npu",
+            (
+                "NAME 'acme_npu' starts with a lower-case letter; it becomes the backend id every .pte "
+                "names and the class of your BackendDetails, so write it as a class name: AcmeNpuBackend"
+            ),
+        ),
+        ("acmeNpuBackend", "write it as a class name: AcmeNpuBackend"),
     ],
 )
 def test_a_bad_name_is_one_line_and_exit_2(capsys, tmp_path, name, says):
