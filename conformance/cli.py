@@ -359,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     from conformance.compat.cli import add_subcommand as _add_compat
     from conformance.new_backend import add_subcommands as _add_new_backend
     from conformance.release_grid.grid_cli import add_subcommand as _add_release_grid
+    from conformance.reproduce.reproduce_cli import add_subcommand as _add_reproduce
     from conformance.results.page_cli import add_subcommands as _add_page
     from matrix.cli import add_subcommands as _add_matrix
 
@@ -370,11 +371,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_new_backend(sub)
     _add_compat(sub)
     _add_release_grid(sub)
+    _add_reproduce(sub)
     return parser
 
 
 #: The commands that judge: they run in the isolated judging process (conformance/judge/judge_environment.py).
-JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign", "release-grid"})
+JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign", "release-grid", "reproduce"})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -172,6 +172,8 @@ CI_KEEPS: dict[str, str] = {
     ),
     # OPS-2 judging by the subnormals a runtime with flush-to-zero declares: undeclared, it fails (70 s)
     f"{T}test_subnormals.py::test_an_undeclared_flush_fails_ops2_on_the_subnormal_cases": "declared subnormals",
+    # a standalone reproducer of a real XNNPACK defect and of a passing case (15 s each)
+    "tests/reproduce/test_reproduce.py::": "standalone reproducers",
     # the reference backend's release grid: 0.4.0 and a release adding an opcode without a format bump (48 s),
     # and a runtime release that crashes (31 s; the one that hangs is in the long tier: 170 s)
     "tests/release_grid/test_reference_release_grid.py::test_an_operator_added_without_a_format_bump_is_caught": (

@@ -56,6 +56,7 @@ LOWERING_FINGERPRINT = "lowering_fingerprint"
 INCOMPATIBLE_BLOBS = "incompatible_blobs"
 CONCURRENT_METHODS = "concurrent_methods"
 LARGE_WEIGHTS = "large_weights"
+WRITE_REPRODUCER = "write_reproducer"
 
 #: name -> Task, for every task the vendor process runs.
 TASKS: dict[str, Task] = {
@@ -94,6 +95,8 @@ TASKS: dict[str, Task] = {
         Task(LOWERING_FINGERPRINT, "conformance.vendor.lowering_fingerprint:lowering_fingerprint"),
         # threads of the runner library in the vendor process, or of the runner on a target
         Task(CONCURRENT_METHODS, "conformance.vendor.concurrency_tasks:concurrent_methods", on_target=True),
+        # a standalone reproducer of one operator case (executorch-conformance reproduce)
+        Task(WRITE_REPRODUCER, "conformance.reproduce.reproduce_tasks:write_reproducer"),
     )
 }
 
