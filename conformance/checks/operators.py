@@ -97,27 +97,33 @@ def operators_compute(ctx: Context) -> str | None:
     )
 
 
-def _declared_nan_modes(found: list[runner.CaseResult]) -> str:
-    """'; N cases of OPS with a NaN operand judged with NaN ignored, as declared (nan_mode='ignore')', or ''."""
-    ignored = [r for r in found if r.ran and r.nan_ignored]
-    if not ignored:
+def _judged_as_declared(found: list[runner.CaseResult], flag: str, holding: str, how: str) -> str:
+    """'; N cases holding <holding> of <ops> <how>' for the cases run whose ``flag`` is set, or ''."""
+    judged = [r for r in found if r.ran and getattr(r, flag)]
+    if not judged:
         return ""
-    ops = ", ".join(sorted({r.case.op for r in ignored}))
-    return (
-        f"; {len(ignored)} cases holding a NaN operand of {ops} were judged with NaN left out, as the descriptor "
-        "declares (nan_mode='ignore', TOSA 1.0's IGNORE) instead of eager's propagation"
+    ops = ", ".join(sorted({r.case.op for r in judged}))
+    return f"; {len(judged)} cases holding {holding} of {ops} {how}"
+
+
+def _declared_nan_modes(found: list[runner.CaseResult]) -> str:
+    """The cases judged with NaN left out, as declared (nan_mode='ignore'), or ''."""
+    return _judged_as_declared(
+        found,
+        "nan_ignored",
+        "a NaN operand",
+        "were judged with NaN left out, as the descriptor declares (nan_mode='ignore', TOSA 1.0's IGNORE) "
+        "instead of eager's propagation",
     )
 
 
 def _declared_flushes(found: list[runner.CaseResult]) -> str:
-    """'; N cases of OPS holding subnormals matched only with them flushed, as declared', or ''."""
-    flushed = [r for r in found if r.ran and r.subnormals_flushed]
-    if not flushed:
-        return ""
-    ops = ", ".join(sorted({r.case.op for r in flushed}))
-    return (
-        f"; {len(flushed)} cases holding subnormal operands of {ops} matched only with subnormals flushed to zero, "
-        "as the descriptor declares (subnormals='flushed')"
+    """The cases that matched only with subnormals flushed, as declared (subnormals='flushed'), or ''."""
+    return _judged_as_declared(
+        found,
+        "subnormals_flushed",
+        "subnormal operands",
+        "matched only with subnormals flushed to zero, as the descriptor declares (subnormals='flushed')",
     )
 
 

@@ -216,7 +216,7 @@ def test_a_crash_in_execute_is_in_the_report_the_junit_file_and_verifies(tmp_pat
     assert verification.problems == [], verification.problems
     rows = {row["op"]: row for row in report["operators"]}
     relu = {c["case"]: c for c in rows["aten::relu"]["case_results"]}
-    assert len(relu) == rows["aten::relu"]["cases"] == 15
+    assert len(relu) == rows["aten::relu"]["cases"] == 16
     assert relu["rank0"]["outcome"] == co.CRASHED and rows["aten::relu"]["first_failing"]["case"] == "rank0"
     assert {c["outcome"] for name, c in relu.items() if name != "rank0"} <= {co.NOT_RUN, co.EXCLUDED}
     suite = ET.parse(tmp_path / "junit-operators.xml").getroot().find("testsuite")  # noqa: S314  our own output

@@ -75,19 +75,26 @@ def test_the_declaration_crosses_to_the_judge_and_is_a_declared_deviation():
 OPS = "aten::mul.Tensor,aten::div.Tensor"
 
 
-@pytest.mark.full  # a lowering of the operator cases per declaration: CI keeps the undeclared one (tests/long_tier.py)
-def test_an_undeclared_flush_fails_ops2_on_the_subnormal_cases(tmp_path, broken_runtime_dir):
+def _ops2(tmp_path, broken_runtime_dir, descriptor: str) -> tuple[int, dict, dict]:
+    """(exit code, report, OPS-2's result) of OPS-2 on the subnormal cases of mul and div; the run's output
+    is kept in tmp_path/output."""
     code, report, output = run_suite(
         tmp_path,
-        "broken_backends.descriptors:FLUSHES_SUBNORMALS",
+        f"broken_backends.descriptors:{descriptor}",
         "--checks",
         "OPS-2",
         "--ops",
         OPS,
         env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
     )
+    (tmp_path / "output").write_text(output)
     assert report is not None, output
-    result = results_by_id(report)["OPS-2"]
+    return code, report, results_by_id(report)["OPS-2"]
+
+
+@pytest.mark.full  # a lowering of the operator cases per declaration: CI keeps the undeclared one (tests/long_tier.py)
+def test_an_undeclared_flush_fails_ops2_on_the_subnormal_cases(tmp_path, broken_runtime_dir):
+    code, report, result = _ops2(tmp_path, broken_runtime_dir, "FLUSHES_SUBNORMALS")
     assert result["outcome"] == "failed" and code == 1, result
     assert re.search(r"aten::(mul|div)\.Tensor float32 case 'subnormal'", result["reason"]), result
     failing = {
@@ -98,17 +105,8 @@ def test_an_undeclared_flush_fails_ops2_on_the_subnormal_cases(tmp_path, broken_
 
 @pytest.mark.full
 def test_a_declared_flush_passes_and_is_shown_next_to_the_verdict(tmp_path, broken_runtime_dir):
-    code, report, output = run_suite(
-        tmp_path,
-        "broken_backends.descriptors:FLUSHES_SUBNORMALS_DECLARED",
-        "--checks",
-        "OPS-2",
-        "--ops",
-        OPS,
-        env={"BROKEN_RUNTIME_DIR": str(broken_runtime_dir)},
-    )
-    assert report is not None, output
-    result = results_by_id(report)["OPS-2"]
+    code, report, result = _ops2(tmp_path, broken_runtime_dir, "FLUSHES_SUBNORMALS_DECLARED")
+    output = (tmp_path / "output").read_text()
     assert result["outcome"] == "passed" and code == 0, result
     assert (
         "2 cases holding subnormal operands of aten::div.Tensor, aten::mul.Tensor matched only with"
