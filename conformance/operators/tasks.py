@@ -48,6 +48,21 @@ def _magnitude(module: Any, inputs: list[Any]) -> float:
     return max(values, default=1.0)
 
 
+def corpus_tolerance(
+    c: Any, module: Any, inputs: list[Any], expected: list[Any]
+) -> tuple[float, float, float]:
+    """(rtol, atol, magnitude) of case ``c`` by the corpus: its tolerance at the dtype of its first output
+    ``expected[0]``, the magnitude of its terms where the tolerance grows with them, and the declared
+    ``max_steps`` for quantized results."""
+    magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
+    out_dtype = str(expected[0].dtype).removeprefix("torch.")
+    rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
+    if c.tolerance.steps:
+        quantized = descriptor().quantized
+        atol = float(quantized.max_steps) if quantized is not None else 0.0
+    return rtol, atol, magnitude
+
+
 class _Batch:
     """A module running the cases side by side."""
 
@@ -161,12 +176,7 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
             expected = _flat(module(*inputs))
         nan_ignored = ignoring_nan(c.op, module, inputs)
         flushed = flushing_subnormals(module, inputs)
-        magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
-        out_dtype = str(expected[0].dtype).removeprefix("torch.")
-        rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
-        if c.tolerance.steps:
-            quantized = descriptor().quantized
-            atol = float(quantized.max_steps) if quantized is not None else 0.0
+        rtol, atol, magnitude = corpus_tolerance(c, module, inputs, expected)
         start = sum(len(p["expected"]) for p in per_case)
         ranges.append((start, start + len(expected)))
         per_case.append(

@@ -22,7 +22,7 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
 
     from conformance.operators.corpus import case as corpus_case
     from conformance.operators.runner import tolerance_for
-    from conformance.operators.tasks import _magnitude
+    from conformance.operators.tasks import corpus_tolerance
     from conformance.vendor.vendor_bootstrap import descriptor
     from conformance.vendor.vendor_tasks import partitioners, runtime_libraries
 
@@ -32,14 +32,10 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
         raise VendorError(f"the suite's corpus has no case {key!r}") from None
     step(f"making {c.describe()}")
     module, inputs = c.make()
-    magnitude = _magnitude(module, inputs) if c.tolerance.per_term else 1.0
     with torch.no_grad():
         first = module(*inputs)
-    out_dtype = str((first[0] if isinstance(first, (tuple, list)) else first).dtype).removeprefix("torch.")
-    rtol, atol = c.tolerance.bounds(out_dtype, magnitude, c.reduction)
-    if c.tolerance.steps:
-        quantized = descriptor().quantized
-        atol = float(quantized.max_steps) if quantized is not None else 0.0
+    expected = list(first) if isinstance(first, (tuple, list)) else [first]
+    rtol, atol, magnitude = corpus_tolerance(c, module, inputs, expected)
     if c.op in descriptor().operators:
         rtol, atol, _ = tolerance_for(
             descriptor().operators[c.op], c, {"rtol": rtol, "atol": atol, "magnitude": magnitude}
