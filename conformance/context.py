@@ -12,6 +12,10 @@ The lowering tasks go through the run's lowering cache (``conformance.vendor.low
 the run has one: a hit stands for the lowering, counted in the report as a cached lowering. A certify
 run only writes it; ``lower_fresh`` and ``lower_in_new_process`` (AOT-5) always lower.
 
+A shared artifact that takes long to make (NDATA-5's program of gigabytes) can be started ``ahead``, when
+the run begins, in a vendor process of its own: the checks before it run meanwhile, and ``shared`` waits
+for it. Its failure, crash or timeout is the artifact's, met by the check that asks for it, as if made then.
+
 With a target (``--target``), the runtime tasks (load, execute) go instead to
 the conformance runner there (``conformance.targets.runtime``), under the same
 timeouts, with the same results and faults.
@@ -19,6 +23,7 @@ timeouts, with the same results and faults.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import tempfile
 import threading
@@ -55,6 +60,10 @@ class Memo:
     def forget(self, key: Any) -> None:
         """Drops what was computed for ``key`` (the next request computes it again)."""
         self._done.pop(key, None)
+
+    def has(self, key: Any) -> bool:
+        """Whether ``key`` was computed (a result or a failure)."""
+        return key in self._done
 
     def forget_prefix(self, prefix: tuple[Any, ...]) -> None:
         """Drops what was computed for every tuple key that starts with ``prefix``."""
@@ -142,6 +151,9 @@ class Context:
         self.lowering_cache = lowering_cache
         self._fingerprint: str | None = None
         self._fingerprint_lock = threading.Lock()
+        #: key -> (the future of an artifact started ahead, its vendor process); see ``ahead``
+        self._ahead: dict[Any, tuple[concurrent.futures.Future, VendorProcess]] = {}
+        self._ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
         if target is not None:
             self.use_target(target, runner)
 
@@ -179,6 +191,7 @@ class Context:
         self.properties.setdefault(self.current_check or "", []).append((key, value))
 
     def close(self) -> None:
+        self._close_ahead()
         self.vendor.close()
         if self.target is not None:
             self.target.close()
@@ -307,12 +320,12 @@ class Context:
         full timeout, its time not charged to the check that needed it first: the check that computes it
         records the time as ``shared_s`` (the report's ``results[].shared_s``), shown apart."""
 
-        def timed() -> Any:
+        def timed(make: Callable[[], Any]) -> Any:
             started, deadline = time.monotonic(), self._deadline
             self._deadline = float("inf")
             self._shared_depth += 1
             try:
-                return compute()
+                return make()
             finally:
                 self._shared_depth -= 1
                 spent = time.monotonic() - started
@@ -320,7 +333,56 @@ class Context:
                 if self._shared_depth == 0:  # an artifact made inside another is counted once, in it
                     self.record("shared_s", f"{spent:.3f}")
 
-        return self._memo.get(key, timed, self.current_check)
+        ahead = self._ahead.pop(key, None)
+        make = compute if ahead is None else lambda: self._wait_ahead(ahead[0])
+        return self._memo.get(key, lambda: timed(make), self.current_check)
+
+    def once(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked for (a CheckFailed too), its value afterwards: a choice
+        the run makes once (untimed; use ``shared`` for an artifact of the vendor's code)."""
+        return self._memo.get(key, compute, self.current_check)
+
+    def ahead(self, key: Any, task: str, *args: Any, what: str, scale: float = 1.0) -> None:
+        """Starts making the shared artifact ``key`` = the vendor task ``task(*args)`` now, in a vendor process
+        of its own on a thread, with the full timeout times ``scale``; the ``shared`` request of ``key``
+        then waits for it (its wait is the check's ``shared_s``) instead of computing it. No lowering cache:
+        use it for artifacts the cache does not keep. A key already made or started is left as it is."""
+        if key in self._ahead or self._memo.has(key):
+            return
+        scratch = self.scratch_dir() / f"ahead-{len(self._ahead) + 1}"
+        scratch.mkdir(exist_ok=True)
+        vendor = self.new_vendor_process(scratch)
+        if self._ahead_pool is None:
+            self._ahead_pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="ahead")
+
+        def make() -> tuple[Any, dict[str, float]]:
+            try:
+                return vendor.call(task, *args, what=what, timeout=self.timeout * scale), vendor.step_seconds
+            finally:
+                vendor.close()  # its memory is released before the check that reads the artifact runs
+
+        self._ahead[key] = (self._ahead_pool.submit(make), vendor)
+
+    def _wait_ahead(self, future: concurrent.futures.Future) -> Any:
+        """The artifact ``future`` makes (see ``ahead``), its task's step times recorded for the check."""
+        while True:  # in steps, so that Ctrl-C stops the wait at once
+            try:
+                value, steps = future.result(timeout=1.0)
+            except concurrent.futures.TimeoutError:
+                continue
+            for kind, seconds in steps.items():
+                self.record(f"{kind}_s", f"{seconds:.6f}")
+            self.record("made_ahead", "1")
+            return value
+
+    def _close_ahead(self) -> None:
+        """Stops what was started ahead and never asked for (killing its vendor process)."""
+        for _future, vendor in self._ahead.values():
+            vendor.close()
+        self._ahead.clear()
+        if self._ahead_pool is not None:
+            self._ahead_pool.shutdown(wait=True, cancel_futures=True)
+            self._ahead_pool = None
 
     def forget(self, key: Any) -> None:
         """Drops the shared artifact ``key`` (the next ``shared`` request computes it again)."""

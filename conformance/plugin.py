@@ -34,7 +34,7 @@ from conformance.outcomes import (
     CheckFailed,
 )
 from conformance.profiles import certified_profiles
-from conformance.registry import exempt, selects
+from conformance.registry import Check, exempt, selects
 from conformance.report import build_report, write_report
 from conformance.results.artifacts import Artifacts, write_artifacts
 from conformance.results.summary_text import summary_lines
@@ -258,6 +258,8 @@ class ConformanceRun:
         self.target_url, self.runner = _target_options(options)
         self.target: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
+        #: the checks this run will run that start work when it begins (``Check.ahead``)
+        self.ahead: list[Check] = []
         self.results: dict[str, dict[str, Any]] = {}
         #: test node id -> the lowerings its check took from the lowering cache (from any xdist worker)
         self.cached_lowerings: dict[str, int] = {}
@@ -318,6 +320,10 @@ class ConformanceRun:
                 lowering_cache=self.options.lowering_cache(),
             )
             self._context.operator_selection = self.ops
+            if not hasattr(self.config, "workerinput"):  # an xdist worker does not know which checks it gets
+                for check in self.ahead:
+                    assert check.ahead is not None  # only such checks are in self.ahead
+                    check.ahead(self._context)
         return self._context
 
     def close(self) -> None:
@@ -369,10 +375,15 @@ class ConformanceRun:
             reason = self.expectations.declared_not_applicable(check.id)
             if reason and not self._exempt(check):  # an exempt check says so itself (CAPABILITY_ABSENT)
                 item.add_marker(pytest.mark.skip(reason=f"not applicable: {reason}"))
+            elif check.ahead is not None and not self._exempt(check):
+                self.ahead.append(check)
             keep.append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)
-            items[:] = keep
+        # The checks whose work starts ahead run last, so that the others' time covers it (the report keeps
+        # the checks' order).
+        late = {c.id for c in self.ahead}
+        items[:] = sorted(keep, key=lambda item: _check_id_of(item.nodeid) in late)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         hits = sum(int(str(v)) for k, v in report.user_properties if k == "cached_lowerings")

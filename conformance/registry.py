@@ -24,6 +24,9 @@ class Check:
     #: A capability the backend may declare (e.g. "named_data"); a backend
     #: that does not declare it is exempt from the check, even a MUST one.
     applies_if: str | None = None
+    #: ``fn(ctx)``, called when a run that will run this check begins: starts a slow artifact of the check
+    #: (``Context.ahead``) so that it is made while the checks before it run. It raises nothing.
+    ahead: Callable | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def area(self) -> str:
@@ -54,11 +57,20 @@ def exempt(applies_if: str | None, capabilities: Iterable[str]) -> bool:
     return bool(applies_if) and applies_if not in set(capabilities)
 
 
-def check(id: str, clause: str, title: str, level: str = MUST, applies_if: str | None = None):
+def check(
+    id: str,
+    clause: str,
+    title: str,
+    level: str = MUST,
+    applies_if: str | None = None,
+    ahead: Callable | None = None,
+):
     """Marks the decorated function ``fn(ctx)`` as the check ``id`` (found by ``conformance.checks``)."""
 
     def mark(fn: Callable) -> Callable:
-        marked = Check(id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if)
+        marked = Check(
+            id=id, clause=clause, level=level, title=title, run=fn, applies_if=applies_if, ahead=ahead
+        )
         fn.conformance_check = marked  # type: ignore[attr-defined]  # read back by conformance.checks
         return fn
 

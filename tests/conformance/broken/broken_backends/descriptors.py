@@ -465,3 +465,39 @@ FLUSHES_SUBNORMALS = variant(
 FLUSHES_SUBNORMALS_DECLARED = dataclasses.replace(
     FLUSHES_SUBNORMALS, operators=FLUSHES_SUBNORMALS.operators.flushing_subnormals()
 )
+
+
+class _FaultingNamedDataPartitioner(ReferencePartitioner):
+    """The reference named-data partitioner that hangs (``fault = "hang"``) or crashes with SIGSEGV
+    (``"segv"``) when it partitions a program with more than 16 linears: NDATA-5's program, made ahead
+    when the run begins (``Context.ahead``), while the samples' lowerings stay right."""
+
+    fault = "hang"
+
+    def partition(self, exported_program):
+        linears = sum(1 for n in exported_program.graph.nodes if "linear" in str(n.target))
+        if linears > 16:
+            if self.fault == "hang":
+                import time
+
+                time.sleep(3600)
+            ctypes.string_at(0)  # a read of address 0: SIGSEGV
+        return super().partition(exported_program)
+
+
+def _faulting_named_data(fault: str) -> BackendDescriptor:
+    cls = type(f"NamedData{fault.title()}Partitioner", (_FaultingNamedDataPartitioner,), {"fault": fault})
+    return dataclasses.replace(
+        REFERENCE,
+        named_data=dataclasses.replace(
+            REFERENCE.named_data,
+            make_partitioners=lambda: [
+                cls(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
+            ],
+        ),
+    )
+
+
+# Their named-data lowering of NDATA-5's program hangs, or crashes: the check meets it as its own failure.
+HANGS_LOWERING_LARGE_WEIGHTS = _faulting_named_data("hang")
+CRASHES_LOWERING_LARGE_WEIGHTS = _faulting_named_data("segv")
