@@ -197,10 +197,12 @@ class Context:
             self.target.close()
         self._scratch.cleanup()
 
-    def new_vendor_process(self, scratch: Path, log_path: Path | None = None) -> VendorProcess:
+    def new_vendor_process(
+        self, scratch: Path, log_path: Path | None = None, huge_pages: bool = False
+    ) -> VendorProcess:
         """A vendor process of its own for this run's descriptor (with the run's memory limit), logging in
-        ``scratch``; the caller closes it."""
-        return VendorProcess(self.spec, scratch, log_path, self.memory_bytes)
+        ``scratch``; the caller closes it. ``huge_pages``: see ``VendorProcess``."""
+        return VendorProcess(self.spec, scratch, log_path, self.memory_bytes, huge_pages)
 
     def scratch_dir(self) -> Path:
         """A directory that lives as long as this context."""
@@ -342,16 +344,19 @@ class Context:
         the run makes once (untimed; use ``shared`` for an artifact of the vendor's code)."""
         return self._memo.get(key, compute, self.current_check)
 
-    def ahead(self, key: Any, task: str, *args: Any, what: str, scale: float = 1.0) -> None:
+    def ahead(
+        self, key: Any, task: str, *args: Any, what: str, scale: float = 1.0, huge_pages: bool = False
+    ) -> None:
         """Starts making the shared artifact ``key`` = the vendor task ``task(*args)`` now, in a vendor process
         of its own on a thread, with the full timeout times ``scale``; the ``shared`` request of ``key``
         then waits for it (its wait is the check's ``shared_s``) instead of computing it. No lowering cache:
-        use it for artifacts the cache does not keep. A key already made or started is left as it is."""
+        use it for artifacts the cache does not keep. A key already made or started is left as it is.
+        ``huge_pages``: the process backs large allocations with huge pages (an artifact of gigabytes)."""
         if key in self._ahead or self._memo.has(key):
             return
         scratch = self.scratch_dir() / f"ahead-{len(self._ahead) + 1}"
         scratch.mkdir(exist_ok=True)
-        vendor = self.new_vendor_process(scratch)
+        vendor = self.new_vendor_process(scratch, huge_pages=huge_pages)
         if self._ahead_pool is None:
             self._ahead_pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="ahead")
 

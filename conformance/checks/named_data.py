@@ -319,7 +319,7 @@ def _lower_large_weights(ctx: Context, size: large_weights.Size, out: Path, star
     what = f"lowering {_describe_program(size)} with named_data.make_partitioners()"
     scale = max(1.0, size.total_bytes / LARGE_WEIGHTS_BYTES_PER_TIMEOUT)
     if start:
-        return ctx.ahead(key, *args, what=what, scale=scale)
+        return ctx.ahead(key, *args, what=what, scale=scale, huge_pages=True)
     return ctx.shared(key, lambda: ctx.call(*args, what=what, scale=scale))
 
 

@@ -10,7 +10,11 @@ library has no per-context executable) that, before it execs this interpreter:
 
 - sends stdin from ``/dev/null`` and stdout/stderr to the vendor log;
 - ignores SIGINT: the process that judges decides what a Ctrl-C does (it stops the vendor
-  processes itself), so the signal the terminal sends to its whole group never reaches the vendor's code.
+  processes itself), so the signal the terminal sends to its whole group never reaches the vendor's code;
+- for a process that makes gigabytes (``huge_pages``: NDATA-5's program), adds ``glibc.malloc.hugetlb=1``
+  to ``GLIBC_TUNABLES``: glibc (2.35 and later; others ignore it) then backs its large allocations with
+  transparent huge pages where the kernel offers them on request (``madvise`` mode), which takes a page
+  fault per 2 MiB instead of per 4 KiB. Measured on NDATA-5's program of 4.25 GiB: 33-39 s -> 22-24 s.
 
 ``kill_leftovers`` (also run at exit) kills any vendor process still alive. multiprocessing joins its
 non-daemon children at exit, and pebble's workers are non-daemon: one left hanging in the vendor's
@@ -24,6 +28,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import multiprocessing.process
+import os
 import shlex
 import shutil
 import sys
@@ -45,13 +50,17 @@ def _launcher_dir() -> Path:
     return _launchers["dir"]
 
 
-def use_launcher(log_path: Path) -> None:
+#: The glibc tunable of a ``huge_pages`` vendor process (see the module contract).
+HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"
+
+
+def use_launcher(log_path: Path, huge_pages: bool = False) -> None:
     """Makes the ``spawn`` children started from now on run through a launcher whose output goes to
     ``log_path`` and which ignores SIGINT (see the module contract), with the vendor's interpreter
-    (``vendor_interpreter.current()``, else this one)."""
+    (``vendor_interpreter.current()``, else this one); ``huge_pages``: with ``HUGE_PAGES_TUNABLE``."""
     interpreter = vendor_interpreter.current()
     python = interpreter.path if interpreter is not None else sys.executable
-    key = f"{log_path}\0{python}"
+    key = f"{log_path}\0{python}\0{huge_pages}"
     if key not in _launchers:
         name = hashlib.sha256(key.encode(errors="surrogateescape")).hexdigest()[:16]
         launcher = _launcher_dir() / f"python-{name}"
@@ -59,7 +68,7 @@ def use_launcher(log_path: Path) -> None:
             "#!/bin/sh\n"
             "trap '' INT\n"
             f"exec </dev/null >>{shlex.quote(str(log_path))} 2>&1\n"
-            + _vendor_environment(interpreter)
+            + _vendor_environment(interpreter, huge_pages)
             + f'{shlex.quote(python)} "$@"\n',
             errors="surrogateescape",
         )
@@ -72,17 +81,24 @@ def use_launcher(log_path: Path) -> None:
 VENDOR_SYS_PATH = "EXECUTORCH_CONFORMANCE_VENDOR_SYS_PATH"
 
 
-def _vendor_environment(interpreter: vendor_interpreter.VendorInterpreter | None) -> str:
+def _with_tunable(value: str | None) -> str:
+    """``GLIBC_TUNABLES``'s value ``value`` (None: unset) with ``HUGE_PAGES_TUNABLE`` added."""
+    return f"{value}:{HUGE_PAGES_TUNABLE}" if value else HUGE_PAGES_TUNABLE
+
+
+def _vendor_environment(interpreter: vendor_interpreter.VendorInterpreter | None, huge_pages: bool) -> str:
     """The launcher lines that start the vendor process in the vendor's environment, in the isolated judge
     (conformance/judge/judge_environment.py) or with the vendor's own ``interpreter``: without the judge's
     -I and -S (multiprocessing repeats the interpreter's flags), with the vendor's variables only (in the
     judge), and the vendor's import path (the interpreter's, else the one the judge was started with) in
     VENDOR_SYS_PATH (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path).
-    Neither: none."""
+    Neither: none. ``huge_pages``: with ``HUGE_PAGES_TUNABLE`` added to the vendor's GLIBC_TUNABLES."""
     from conformance.judge.judge_environment import vendor_state
 
     state = vendor_state()
     if state is None and interpreter is None:
+        if huge_pages:
+            return f'GLIBC_TUNABLES="${{GLIBC_TUNABLES:+$GLIBC_TUNABLES:}}{HUGE_PAGES_TUNABLE}"\nexport GLIBC_TUNABLES\nexec '
         return "exec "
     import json
 
@@ -92,6 +108,9 @@ def _vendor_environment(interpreter: vendor_interpreter.VendorInterpreter | None
         assert state is not None
         path = state["sys_path"]
     variables = {**(state["environ"] if state else {}), VENDOR_SYS_PATH: json.dumps(path)}
+    if huge_pages:
+        own = variables.get("GLIBC_TUNABLES") if state else os.environ.get("GLIBC_TUNABLES")
+        variables["GLIBC_TUNABLES"] = _with_tunable(own)
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(variables.items()) if "=" not in k)
     return (
         'for arg do shift; case "$arg" in -I|-S) ;; *) set -- "$@" "$arg" ;; esac; done\n'

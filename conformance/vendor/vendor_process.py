@@ -257,13 +257,16 @@ class VendorProcess:
         scratch: Path | None = None,
         log_path: Path | None = None,
         memory_bytes: int | None = None,
+        huge_pages: bool = False,
     ) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
         where the tasks' logs go (default: a temporary directory of its own, removed by ``close``).
         ``memory_bytes``: the most data memory the process may allocate (default:
-        ``default_memory_limit()``)."""
+        ``default_memory_limit()``). ``huge_pages``: for tasks that make gigabytes, malloc backs large
+        allocations with transparent huge pages (``vendor_launch``)."""
         self.spec = spec
+        self.huge_pages = huge_pages
         self.memory_bytes = memory_bytes if memory_bytes is not None else default_memory_limit()
         self._own_scratch = None
         if scratch is None:
@@ -281,7 +284,7 @@ class VendorProcess:
     def _ensure_pool(self) -> pebble.ProcessPool:
         if self._pool is None:
             VendorProcess.starts += 1
-            use_launcher(self.worker_log)
+            use_launcher(self.worker_log, self.huge_pages)
             self._pool = pebble.ProcessPool(
                 max_workers=1,
                 initializer=vendor_bootstrap.initialize,
