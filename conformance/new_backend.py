@@ -235,6 +235,21 @@ def render(template: Path, target: Path, names: Names) -> list[Path]:
     return written
 
 
+def build_requirements(package: Path) -> list[str]:
+    """What an environment needs before ``pip install --no-build-isolation`` builds the written ``package``:
+    its pyproject.toml's build requirements and its executorch requirement (the C++ runtime is built
+    against the executorch installed there), in that order."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    pyproject = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
+    found = list(pyproject["build-system"]["requires"])
+    found += [r for r in pyproject["project"]["dependencies"] if re.match(r"executorch\b(?!-)", r)]
+    return found
+
+
 def _new_backend(args: argparse.Namespace) -> int:
     import backend_kit
 
@@ -243,8 +258,10 @@ def _new_backend(args: argparse.Namespace) -> int:
     check_dir(target)
     files = render(backend_kit.template_dir(), target, names)
     print(f"wrote {len(files)} files of {names.distribution} (backend id {names.backend_id}) to {target}")
-    print("next, in an environment with executorch and the build tools:")
+    tools = " ".join(f'"{r}"' if set(r) & set("<>=,![") else r for r in build_requirements(target))
+    print("next, in a virtual environment of this Python:")
     print(f"  cd {target}")
+    print(f"  pip install {tools}")
     print('  pip install --no-build-isolation ".[test]" && pytest')
     print(f"  executorch-conformance run --backend {names.backend_id} --certify")
     return EXIT_OK

@@ -21,24 +21,23 @@ WAIVED_COLOR = "#9e9d24"
 def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
     """(label, message, color) for ``report``. The label names the suite's minor release, ``ExecuTorch
     conformance 0.6``; the message names the profiles the report certifies (``Core + Named data``), or,
-    when it certifies none, the verdict and its counts (``conformant 22/25, 3 waived``), then the
-    executorch release judged on (``on executorch 1.5.1``).
+    when it certifies none, the verdict and its counts in the words of ``verify``'s verdict line
+    (``conformant 22/25 passed, 3 waived, 6 exempt``), then the executorch release judged on
+    (``on executorch 1.5.1``).
 
     The profiles are recomputed from the results (conformance.report.profile_verdicts), so a report
     written before profiles existed gets its badge too. Waived: expected failures and MUST checks
     declared not applicable (not the conditional checks a backend is exempt from). Draw a badge only
     from a report that verifies (``executorch-conformance badge`` does).
     """
-    from conformance.certification.verify import tally
+    from conformance.certification.verify import counts_phrase, tally
 
-    counts, waived, _ = tally(report["results"], report["backend"].get("capabilities", []))
+    counts, waived, exempt = tally(report["results"], report["backend"].get("capabilities", []))
     certified = certified_profiles(Report.from_dict(report).computed_profiles())
     if certified:
         message = " + ".join(certified)
     else:
-        message = f"{report['verdict']} {counts['passed']}/{counts['total']}"
-        if waived:
-            message += f", {waived} waived"
+        message = f"{report['verdict']} {counts_phrase(counts, waived, exempt)}"
     version = (report["environment"].get("executorch") or "unknown").split("+")[0]
     message += f" on executorch {version[:MAX_VERSION]}"
     label = f"ExecuTorch conformance {_minor(report['suite_version'])}"

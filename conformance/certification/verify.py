@@ -166,12 +166,9 @@ class Verification:
             for o in OUTCOMES
             if self.counts.get(o, 0) or o in ("passed", "failed")
         ]
-        extra = "".join(
-            f", {n} {what}" for n, what in ((self.waived, "waived"), (self.exempt, "exempt")) if n
-        )
         return (
-            f"{(self.verdict or '?').upper()} ({mode}): {self.counts.get(PASSED, 0)}/{self.counts.get('total', 0)} "
-            f"passed{extra} ({', '.join(parts)})"
+            f"{(self.verdict or '?').upper()} ({mode}): {counts_phrase(self.counts, self.waived, self.exempt)} "
+            f"({', '.join(parts)})"
         )
 
 
@@ -193,6 +190,13 @@ def tally(results: list[dict[str, Any]], capabilities) -> tuple[dict[str, int], 
         for r in results
     )
     return {**{o: counts[o] for o in OUTCOMES}, "total": len(results)}, waived, exempt
+
+
+def counts_phrase(counts: dict[str, int], waived: int, exempt: int) -> str:
+    """``36/45 passed, 3 waived, 6 exempt`` from ``tally``'s figures: the words the verdict line of
+    ``verify`` and the badge both use."""
+    extra = "".join(f", {n} {what}" for n, what in ((waived, "waived"), (exempt, "exempt")) if n)
+    return f"{counts.get(PASSED, 0)}/{counts.get('total', 0)} passed{extra}"
 
 
 def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str]:

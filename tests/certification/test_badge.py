@@ -71,9 +71,13 @@ def test_badge_messages_name_the_certified_profiles_or_the_verdict_and_show_waiv
         f"{ALL_PROFILES} on executorch 1.5.1",
         "#2e7d32",
     )
-    assert badge_fields(make_report("standard"))[1:] == (f"conformant {N}/{N} on executorch 1.5.1", "#43a047")
+    assert badge_fields(make_report("standard"))[1:] == (
+        f"conformant {N}/{N} passed on executorch 1.5.1",
+        "#43a047",
+    )
     _label, message, color = badge_fields(waived_report())
-    assert message == f"conformant {N - 9}/{N}, 3 waived on executorch 1.5.1" and color == "#9e9d24"
+    assert message == f"conformant {N - 9}/{N} passed, 3 waived, 6 exempt on executorch 1.5.1"
+    assert color == "#9e9d24"
 
 
 def test_badge_of_a_backend_certified_for_core_and_named_data():
@@ -88,7 +92,10 @@ def test_badge_without_core_shows_the_verdict():
     report = make_report()
     report.pop("content_sha256")
     next(r for r in report["results"] if r["id"] == "RT-3").update(outcome="failed", reason="off")
-    assert badge_fields(finish(report))[1:] == (f"not conformant {N - 1}/{N} on executorch 1.5.1", "#c62828")
+    assert badge_fields(finish(report))[1:] == (
+        f"not conformant {N - 1}/{N} passed on executorch 1.5.1",
+        "#c62828",
+    )
 
 
 def test_badge_of_a_report_before_profiles_computes_them():
@@ -103,9 +110,13 @@ def test_badge_command_writes_from_a_verified_report(tmp_path):
     proc = cli("badge", tmp_path / "report.json")
     assert proc.returncode == 0, proc.stderr
     badge = json.loads((tmp_path / "badge.json").read_text())
-    assert badge["message"] == f"conformant {N - 9}/{N}, 3 waived on executorch 1.5.1"
+    assert badge["message"] == f"conformant {N - 9}/{N} passed, 3 waived, 6 exempt on executorch 1.5.1"
     assert badge["label"] == f"ExecuTorch conformance {MINOR}"
-    assert f"conformant {N - 9}/{N}, 3 waived" in (tmp_path / "badge.svg").read_text()
+    assert f"conformant {N - 9}/{N} passed, 3 waived, 6 exempt" in (tmp_path / "badge.svg").read_text()
+    verified = cli("verify", tmp_path / "report.json")
+    assert f"CONFORMANT (standard mode): {N - 9}/{N} passed, 3 waived, 6 exempt (" in verified.stdout, (
+        verified
+    )
 
 
 def test_badge_refuses_a_forged_report_in_one_line(tmp_path):

@@ -95,6 +95,29 @@ def test_a_file_is_refused(capsys, tmp_path):
     assert code == 2 and err.endswith("file exists and is not a directory\n"), err
 
 
+def test_the_next_steps_install_the_build_tools_the_package_needs(capsys, tmp_path):
+    """In a fresh environment the printed steps work in order: the first pip install brings every build
+    requirement of the written pyproject.toml and its executorch, so the --no-build-isolation build that
+    follows finds scikit-build-core, cmake and the kit."""
+    from packaging.requirements import Requirement
+
+    code, out, _err = new_backend(capsys, "AcmeNpuBackend", "--dir", str(tmp_path / "pkg"))
+    assert code == 0
+    lines = [line.strip() for line in out.splitlines()]
+    first = next(i for i, line in enumerate(lines) if line.startswith("pip install "))
+    assert lines[first + 1].startswith('pip install --no-build-isolation ".[test]"'), out
+    printed = {Requirement(r.strip('"')).name: r.strip('"') for r in lines[first].split()[2:]}
+    pyproject = tomllib.loads((tmp_path / "pkg" / "pyproject.toml").read_text())
+    wanted = [*pyproject["build-system"]["requires"], *pyproject["project"]["dependencies"]]
+    assert {"scikit-build-core", "cmake", "ninja", "executorch-backend-kit", "executorch"} <= set(printed), (
+        out
+    )
+    for requirement in wanted:
+        name = Requirement(requirement).name
+        if name in printed:
+            assert printed[name] == requirement, (printed[name], requirement)
+
+
 def test_the_exit_code_of_the_command(tmp_path):
     proc = subprocess.run(
         [str(BIN / "executorch-conformance"), "new-backend", "Acme-Npu", "--dir", str(tmp_path / "x")],
@@ -205,7 +228,7 @@ def test_the_generated_package_passes_its_tests_and_is_certified(tmp_path):
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path / "pkg"
         )
         assert own.returncode == 0, own.stdout[-3000:] + own.stderr[-2000:]
-        assert "3 passed" in own.stdout
+        assert "5 passed" in own.stdout
 
         reports = tmp_path / "reports"
         run = [

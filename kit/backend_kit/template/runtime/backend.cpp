@@ -21,6 +21,13 @@ const backend_kit::RuntimeVersions kRuntime =
 // Opcodes: python/template_backend/ops.py.
 enum Op : uint32_t { kNeg = 1, kAbs = 2 };
 
+// Runs opcode op over n elements; false for an opcode this runtime does not know.
+bool run_op(uint32_t op, const float* x, float* y, uint64_t n) {
+  if (op != kNeg && op != kAbs) return false;
+  for (uint64_t i = 0; i < n; ++i) y[i] = op == kNeg ? -x[i] : std::fabs(x[i]);
+  return true;
+}
+
 struct Handle {
   uint32_t op;
   uint64_t numel;
@@ -41,7 +48,7 @@ class TemplateBackendInterface final : public BackendInterface {
       return Error::InvalidProgram;
     }
     const uint32_t op = payload.u32();
-    if (op != kNeg && op != kAbs) {
+    if (!run_op(op, nullptr, nullptr, 0)) {
       BACKEND_KIT_LOG(Error, "%s: invalid blob: unknown opcode %u", kBackendId, op);
       return Error::InvalidProgram;
     }
@@ -64,7 +71,7 @@ class TemplateBackendInterface final : public BackendInterface {
     }
     const float* x = in.const_data_ptr<float>();
     float* y = out.mutable_data_ptr<float>();
-    for (uint64_t i = 0; i < handle->numel; ++i) y[i] = handle->op == kNeg ? -x[i] : std::fabs(x[i]);
+    run_op(handle->op, x, y, handle->numel);
     return Error::Ok;
   }
 

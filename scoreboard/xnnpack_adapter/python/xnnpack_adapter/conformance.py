@@ -58,7 +58,8 @@ OPERATORS = (
         reason="XNNPACK's partitioner leaves 3-D convolutions to ExecuTorch's CPU kernels",
     )
     | OperatorSupport.float32("aten::linear")
-)
+    # XNNPACK runs with denormals disabled (flush-to-zero, denormals-are-zero): see scoreboard/xnnpack/descriptor.py.
+).flushing_subnormals()
 
 DESCRIPTOR = BackendDescriptor(
     backend_id=BACKEND_ID,

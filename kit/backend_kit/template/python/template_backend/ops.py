@@ -1,6 +1,7 @@
 """What the backend claims: operator schema name -> its opcode in the payload
-(runtime/backend.cpp has the same table). Add an operator here, in the
-runtime's ``run_op`` and in conformance.py's samples."""
+(runtime/backend.cpp's ``Op`` has the same values). Add an operator here and
+a case for it in the runtime's ``run_op``; tests/test_template_backend.py
+runs every operator of this table through the runtime."""
 
 OPS = {
     "aten::neg": 1,
