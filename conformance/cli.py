@@ -247,7 +247,11 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="executorch-conformance", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="executorch-conformance",
+        description=__doc__.splitlines()[0],
+        epilog="Help and errors cite documents as docs/NAME.md: 'executorch-conformance docs NAME' prints one.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the suite against a backend")
@@ -357,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     from conformance.certification.certification_cli import add_subcommands as _add_certification
     from conformance.certification.check_wheel import add_subcommand as _add_check_wheel
     from conformance.compat.cli import add_subcommand as _add_compat
+    from conformance.docs_command import add_subcommand as _add_docs
     from conformance.new_backend import add_subcommands as _add_new_backend
     from conformance.release_grid.grid_cli import add_subcommand as _add_release_grid
     from conformance.reproduce.reproduce_cli import add_subcommand as _add_reproduce
@@ -372,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compat(sub)
     _add_release_grid(sub)
     _add_reproduce(sub)
+    _add_docs(sub)
     return parser
 
 

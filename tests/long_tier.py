@@ -90,6 +90,9 @@ CI_KEEPS: dict[str, str] = {
     "tests/api/test_golden_descriptors.py::test_the_measured_breaks_are_in_the_recorded_data": "data",
     f"{T}test_interrupt_points.py::test_an_interrupted_run_is_never_conformant_and_writes_no_badge[xdist]": "Ctrl-C",
     f"{T}test_work_ahead.py::test_a_run_starts_ndata5_ahead_and_runs_it_last": "NDATA-5 made ahead (1 GiB)",
+    "tests/docs/test_docs_command.py::test_the_wheel_carries_the_documents_and_describes_the_package": (
+        "the suite's wheel: documents, runner sources, description"
+    ),
     f"{T}test_interrupt_points.py::test_ctrl_c_at_any_point_ends_the_run_cleanly[lowering]": "Ctrl-C",
     # vendor code that breaks a run, and one that hangs on import
     f"{T}test_trustworthy_verdicts.py::test_broken_backend_fails_the_right_check[partitioner that raises]": "vendor",
