@@ -22,6 +22,7 @@ from conformance.new_backend import (
     TEMPLATE_MACRO,
     TEMPLATE_PACKAGE,
     Names,
+    substitutions,
     template_files,
 )
 
@@ -167,7 +168,19 @@ def test_every_template_file_is_written_with_the_new_names(rendered):
         for old in (TEMPLATE_ID, TEMPLATE_PACKAGE, TEMPLATE_DISTRIBUTION, TEMPLATE_MACRO, "emplate"):
             assert old not in text, f"{path} still says {old!r}"
     assert "AcmeNpuBackend" in (rendered / "python" / "acme_npu_backend" / "version.py").read_text()
-    assert 'kBackendId = "AcmeNpuBackend"' in (rendered / "runtime" / "backend.cpp").read_text()
+    # the identity is stated once, in Python: the C++ includes what the build generates from it
+    runtime = (rendered / "runtime" / "backend.cpp").read_text()
+    assert '#include "backend_identity.h"' in runtime
+    assert '"AcmeNpuBackend"' not in runtime and "acme-npu-backend" not in runtime
+    assert "__version__" not in (rendered / "runtime" / "CMakeLists.txt").read_text()
+
+
+def test_every_substitution_finds_what_it_replaces():
+    """A template edit that changes a string the renderer replaces (the kit requirement, the executorch
+    release) would otherwise leave the template's value in every generated package."""
+    text = "".join((TEMPLATE / p).read_text() for p in template_files(TEMPLATE))
+    for old, _new in substitutions(Names("AcmeNpuBackend", "acme_npu_backend", "acme-npu-backend", "ACME")):
+        assert old in text, old
 
 
 def test_the_python_compiles_and_the_metadata_names_the_installed_releases(rendered):

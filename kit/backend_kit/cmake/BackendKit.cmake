@@ -20,6 +20,11 @@
 #       [PACKAGE <python package>]      install below <prefix>/<package>/lib; default <target>
 #       [DESTINATION <dir>]             or exactly this directory below the prefix
 #       [EXPORT <export set>]           passed to install(TARGETS)
+#       [IDENTITY <version.py>]         the package's version module (kit 0.1.4): backend_kit.identity
+#                                       generates backend_identity.h from it (and from OPS <ops.py>,
+#                                       the operator table, if given) at configure time, on the
+#                                       target's include path; VERSION defaults to its __version__
+#       [OPS <ops.py>]
 #       [BUILD_INFO <key> <value>...]   extra entries for build_info.json)
 #       A shared library linked to executorch::runtime, with hidden visibility,
 #       the kit's headers, the definitions of backend_kit_target_versions(), a
@@ -30,7 +35,7 @@
 cmake_minimum_required(VERSION 3.24)
 include_guard(GLOBAL)
 
-set(BACKEND_KIT_VERSION "0.1.3")
+set(BACKEND_KIT_VERSION "0.1.4")
 get_filename_component(BACKEND_KIT_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../include" ABSOLUTE)
 set(_BACKEND_KIT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -128,10 +133,48 @@ function(backend_kit_target_versions target scope)
     BACKEND_KIT_EXECUTORCH_VERSION_PATCH=${BACKEND_KIT_EXECUTORCH_VERSION_PATCH})
 endfunction()
 
+# Writes <dir>/backend_identity.h from a package's version module (and its operator table) with
+# backend_kit.identity, run by the Python interpreter from the kit's own directory; sets <out_version>
+# to the module's __version__. Configuring again follows a change of either module.
+function(_backend_kit_identity target version_py ops_py out_dir out_version)
+  if(NOT Python_EXECUTABLE)
+    find_package(Python COMPONENTS Interpreter REQUIRED)
+  endif()
+  get_filename_component(_py "${version_py}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(_args "${_py}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_py}")
+  if(ops_py)
+    get_filename_component(_ops "${ops_py}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _args --ops "${_ops}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_ops}")
+  endif()
+  get_filename_component(_kit_parent "${_BACKEND_KIT_DIR}/../.." ABSOLUTE)
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env "PYTHONPATH=${_kit_parent}"
+            "${Python_EXECUTABLE}" -m backend_kit.identity ${_args} --header "${out_dir}/backend_identity.h"
+            --cmake "${out_dir}/backend_identity.cmake"
+    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "backend_kit_add_backend(${target}): IDENTITY ${version_py}: ${_err}")
+  endif()
+  include("${out_dir}/backend_identity.cmake")
+  set(${out_version} "${BACKEND_IDENTITY_VERSION}" PARENT_SCOPE)
+endfunction()
+
 function(backend_kit_add_backend target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "VERSION;PACKAGE;DESTINATION;EXPORT" "SOURCES;BUILD_INFO")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "VERSION;PACKAGE;DESTINATION;EXPORT;IDENTITY;OPS" "SOURCES;BUILD_INFO")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "backend_kit_add_backend(${target}): SOURCES is required")
+  endif()
+  if(ARG_OPS AND NOT ARG_IDENTITY)
+    message(FATAL_ERROR "backend_kit_add_backend(${target}): OPS needs IDENTITY")
+  endif()
+  if(ARG_IDENTITY)
+    set(_identity_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}_identity")
+    _backend_kit_identity(${target} "${ARG_IDENTITY}" "${ARG_OPS}" "${_identity_dir}" _identity_version)
+    if(NOT ARG_VERSION)
+      set(ARG_VERSION "${_identity_version}")
+    endif()
   endif()
   if(NOT ARG_VERSION)
     set(ARG_VERSION "${PROJECT_VERSION}")
@@ -149,6 +192,9 @@ function(backend_kit_add_backend target)
   add_library(${target} SHARED ${ARG_SOURCES})
   target_link_libraries(${target} PUBLIC executorch::runtime)
   target_include_directories(${target} PRIVATE "$<BUILD_INTERFACE:${BACKEND_KIT_INCLUDE_DIR}>")
+  if(ARG_IDENTITY)
+    target_include_directories(${target} PRIVATE "$<BUILD_INTERFACE:${_identity_dir}>")
+  endif()
   target_compile_features(${target} PUBLIC cxx_std_17)
   backend_kit_target_versions(${target} PRIVATE VERSION "${ARG_VERSION}")
   # The RUNPATH from the installed library to <site-packages>/executorch/lib.

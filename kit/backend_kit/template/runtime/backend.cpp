@@ -4,6 +4,8 @@
 #include <backend_kit/backend.h>
 #include <backend_kit/register.h>
 
+#include "backend_identity.h"  // generated from python/template_backend/version.py and ops.py
+
 #include <executorch/runtime/backend/interface.h>
 
 #include <cmath>
@@ -11,20 +13,17 @@
 namespace {
 
 using namespace executorch::runtime;
+using namespace backend_identity;
 
-constexpr const char* kBackendId = "TemplateBackend";
-// Reads blob format 1.0 to 1.0; 1.0 was first written by release 0.1.0.
-constexpr backend_kit::BlobFormats kFormats{1, 0, 0, {0, 1, 0}};
+// Reads blob format major.0 to major.minor of version.py; the newest was first written by release 0.1.0.
+constexpr backend_kit::BlobFormats kFormats{kBlobFormatMajor, 0, kBlobFormatMinor, {0, 1, 0}};
 const backend_kit::RuntimeVersions kRuntime =
-    BACKEND_KIT_RUNTIME_VERSIONS(kBackendId, "template-backend", kFormats);
+    BACKEND_KIT_RUNTIME_VERSIONS(kBackendId, kDistribution, kFormats);
 
-// Opcodes: python/template_backend/ops.py.
-enum Op : uint32_t { kNeg = 1, kAbs = 2 };
-
-// Runs opcode op over n elements; false for an opcode this runtime does not know.
+// Runs opcode op (ops.py's OPS) over n elements; false for an opcode this runtime does not know.
 bool run_op(uint32_t op, const float* x, float* y, uint64_t n) {
-  if (op != kNeg && op != kAbs) return false;
-  for (uint64_t i = 0; i < n; ++i) y[i] = op == kNeg ? -x[i] : std::fabs(x[i]);
+  if (op != kAtenNeg && op != kAtenAbs) return false;
+  for (uint64_t i = 0; i < n; ++i) y[i] = op == kAtenNeg ? -x[i] : std::fabs(x[i]);
   return true;
 }
 

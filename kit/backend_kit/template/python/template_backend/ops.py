@@ -1,7 +1,8 @@
-"""What the backend claims: operator schema name -> its opcode in the payload
-(runtime/backend.cpp's ``Op`` has the same values). Add an operator here and
-a case for it in the runtime's ``run_op``; tests/test_template_backend.py
-runs every operator of this table through the runtime."""
+"""What the backend claims: operator schema name -> its opcode in the payload.
+The runtime's ``enum Op`` is generated from this table (``aten::neg`` ->
+``kAtenNeg``, backend_identity.h); add an operator here and a case for it in
+the runtime's ``run_op``. tests/test_template_backend.py runs every operator
+of this table through the runtime."""
 
 OPS = {
     "aten::neg": 1,
