@@ -15,11 +15,16 @@ from conformance.vendor.vendor_process import VendorProcess
 
 def _worker_environment(huge_pages: bool) -> dict[str, str]:
     """The environment of a real vendor process of the reference backend, read from /proc while it lives."""
+
+    def workers() -> set[int]:
+        return {c.pid for c in multiprocessing.active_children() if c.name.startswith(WORKER_NAME) and c.pid}
+
+    before = workers()  # vendor processes of other tests of this (xdist) process may still live
     vendor = VendorProcess("ReferenceBackend", huge_pages=huge_pages)
     try:
         vendor.call("ping", what="ping", timeout=120)
-        (worker,) = [c for c in multiprocessing.active_children() if c.name.startswith(WORKER_NAME)]
-        with open(f"/proc/{worker.pid}/environ", "rb") as file:
+        (worker,) = workers() - before
+        with open(f"/proc/{worker}/environ", "rb") as file:
             entries = file.read().split(b"\0")
     finally:
         vendor.close()
