@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import itertools
 import tempfile
 import threading
 import time
@@ -154,6 +155,7 @@ class Context:
         #: key -> (the future of an artifact started ahead, its vendor process); see ``ahead``
         self._ahead: dict[Any, tuple[concurrent.futures.Future, VendorProcess]] = {}
         self._ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._ahead_count = itertools.count(1)  # names each one's scratch directory, never twice
         if target is not None:
             self.use_target(target, runner)
 
@@ -354,7 +356,7 @@ class Context:
         ``huge_pages``: the process backs large allocations with huge pages (an artifact of gigabytes)."""
         if key in self._ahead or self._memo.has(key):
             return
-        scratch = self.scratch_dir() / f"ahead-{len(self._ahead) + 1}"
+        scratch = self.scratch_dir() / f"ahead-{next(self._ahead_count)}"
         scratch.mkdir(exist_ok=True)
         vendor = self.new_vendor_process(scratch, huge_pages=huge_pages)
         if self._ahead_pool is None:

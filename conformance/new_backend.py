@@ -244,9 +244,11 @@ def build_requirements(package: Path) -> list[str]:
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
 
+    from packaging.requirements import Requirement
+
     pyproject = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
     found = list(pyproject["build-system"]["requires"])
-    found += [r for r in pyproject["project"]["dependencies"] if re.match(r"executorch\b(?!-)", r)]
+    found += [r for r in pyproject["project"]["dependencies"] if Requirement(r).name == "executorch"]
     return found
 
 

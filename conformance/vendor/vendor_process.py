@@ -430,8 +430,10 @@ class VendorProcess:
             self._own_scratch.cleanup()
 
     def _stop(self) -> None:
-        if self._pool is not None:
-            self._pool.stop()
+        # Taken first: a process started ahead (Context.ahead) is closed by its own thread when its task
+        # ends and by the run when the run ends first, and the two may meet here.
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.stop()
             with contextlib.suppress(TimeoutError, RuntimeError):
-                self._pool.join(timeout=10)
-            self._pool = None
+                pool.join(timeout=10)

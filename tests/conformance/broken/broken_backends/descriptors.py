@@ -33,6 +33,16 @@ def partitioner_for(backend_id: str, base=ReferencePartitioner):
     return type(f"{backend_id}Partitioner", (base,), {"backend_id": backend_id})
 
 
+def named_data_through(cls) -> NamedDataSupport:
+    """The reference backend's named-data support with its partitioners made as ``cls`` (same compile specs)."""
+    return dataclasses.replace(
+        REFERENCE.named_data,
+        make_partitioners=lambda: [
+            cls(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
+        ],
+    )
+
+
 def runtime_loader(library: str):
     def load():
         import executorch.runtime  # noqa: F401  (the runtime the library binds to)
@@ -120,12 +130,7 @@ MISBEHAVING = variant(
     version="0.1.0",  # what tests/conformance/broken/runtime builds into the runtime's messages
     sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
     partitioner=_MisbehavingPartitioner,
-    named_data=dataclasses.replace(
-        REFERENCE.named_data,
-        make_partitioners=lambda: [
-            _MisbehavingPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
-        ],
-    ),
+    named_data=named_data_through(_MisbehavingPartitioner),
     **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libmisbehaving_backend.so"),
 )
@@ -439,13 +444,7 @@ NARROW_OFFSETS = variant(
     version="0.1.0",
     partitioner=_NarrowOffsetsPartitioner,
     sample_models=tuple(m for m in REFERENCE.sample_models if m.name in ("mlp", "large_mlp")),
-    named_data=dataclasses.replace(
-        REFERENCE.named_data,
-        make_partitioners=lambda: [
-            _NarrowOffsetsPartitioner(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
-        ],
-        required_keys=None,
-    ),
+    named_data=dataclasses.replace(named_data_through(_NarrowOffsetsPartitioner), required_keys=None),
     **WITHOUT_NEW_CAPABILITIES,
     **_broken_library("libnarrow_offsets_backend.so"),
 )
@@ -487,15 +486,7 @@ class _FaultingNamedDataPartitioner(ReferencePartitioner):
 
 def _faulting_named_data(fault: str) -> BackendDescriptor:
     cls = type(f"NamedData{fault.title()}Partitioner", (_FaultingNamedDataPartitioner,), {"fault": fault})
-    return dataclasses.replace(
-        REFERENCE,
-        named_data=dataclasses.replace(
-            REFERENCE.named_data,
-            make_partitioners=lambda: [
-                cls(list(p.compile_specs)) for p in REFERENCE.named_data.make_partitioners()
-            ],
-        ),
-    )
+    return dataclasses.replace(REFERENCE, named_data=named_data_through(cls))
 
 
 # Their named-data lowering of NDATA-5's program hangs, or crashes: the check meets it as its own failure.
