@@ -149,6 +149,8 @@ class Context:
         self.properties: dict[str, list[tuple[str, str]]] = {}
         self.target: TargetRuntime | None = None
         self._target_recorded = False
+        self._simulated_checks: set[str] = set()
+        self._simulator_recorded = False
         self.lowering_cache = lowering_cache
         self._fingerprint: str | None = None
         self._fingerprint_lock = threading.Lock()
@@ -238,6 +240,8 @@ class Context:
         timeout *= scale
         if self.target is not None and task in tasks.TARGET_TASKS:
             return self._on_target(task, args, what, timeout, with_log)
+        if task in tasks.TARGET_TASKS:
+            self._mark_simulated()
         process = vendor or self.vendor
         before = dict(process.step_seconds)
         try:
@@ -544,9 +548,48 @@ class Context:
 
     def runtime_load(self) -> RuntimeLoad:
         """What loading the runtime did in a fresh vendor process (the first load of the run)."""
-        if self.descriptor.load_runtime is None and self.target is None:
+        if self.descriptor.load_runtime is None and self.target is None and not self.simulated:
             raise NotApplicable("the descriptor declares no runtime for this host (load_runtime is None)")
-        return self.shared(("runtime",), lambda: self.call(tasks.LOAD_RUNTIME, what="load_runtime()"))
+        self._mark_simulated()
+        load = self.shared(("runtime",), lambda: self.call(tasks.LOAD_RUNTIME, what="load_runtime()"))
+        if load.simulator and not self._simulator_recorded:
+            import json
+
+            self._simulator_recorded = True
+            self.record(
+                "simulator",
+                json.dumps({"backend_id": self.descriptor.backend_id, "simulator": load.simulator}),
+            )
+        return load
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the runtime checks run the backend's delegates in the vendor's simulator: the descriptor
+        names one, no runtime for this host, and no --target (docs/contract.md, "Simulated runtimes")."""
+        return (
+            self.target is None
+            and self.descriptor.load_runtime is None
+            and self.descriptor.simulator is not None
+        )
+
+    def require_real_runtime(self, what: str) -> None:
+        """NotApplicable in a simulated run, saying that ``what`` (of the backend's runtime library) stays
+        unjudged there."""
+        if self.simulated:
+            raise NotApplicable(
+                f"simulated: the backend's delegates run in its simulator, not in a runtime library of its own, "
+                f'so {what} is not judged (docs/contract.md, "Simulated runtimes")'
+            )
+
+    def _mark_simulated(self) -> None:
+        """In a simulated run, marks the check that runs now as having used the simulated runtime (its result's
+        ``simulated``); ``runtime_load`` records the simulator itself (the report's ``simulator`` section)."""
+        if not self.simulated:
+            return
+        check_id = self.current_check or ""
+        if check_id not in self._simulated_checks:
+            self._simulated_checks.add(check_id)
+            self.record("simulated", "1")
 
     def require_runtime(self) -> RuntimeLoad:
         """The runtime load, or NotApplicable (no runtime declared) / CheckFailed (loading failed)."""

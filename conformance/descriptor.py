@@ -277,6 +277,12 @@ class BackendDescriptor:
                         contract header: called with a blob the backend wrote, returns IncompatibleBlob
                         values, each that blob changed to claim a version the runtime cannot run; RT-5
                         loads each and expects its refusal (C-RT-5). None: RT-5 forges the contract header.
+    simulator:          for a backend with no runtime for this host (load_runtime None): the vendor's host
+                        simulator, ``simulator(payload, context)`` -> a simulated delegate (the kit's
+                        ``backend_kit.simulator``). The runtime checks then run each program in ExecuTorch's
+                        runtime with the backend's delegates computed by the simulator, every result of
+                        theirs marked simulated; what stays unjudged is docs/contract.md, "Simulated
+                        runtimes". Ignored when load_runtime is set or a --target runs the runtime.
 
     A copy declares what it sets: ``dataclasses.replace(d, supported_ops=S)`` declares the operators
     of S (with the dtypes ``d`` declared for them), ``replace(d, operators=O)`` those of O and of the
@@ -305,6 +311,7 @@ class BackendDescriptor:
         MutableStateSupport, "partitioners claiming mutated buffers"
     )
     incompatible_blobs: Callable[[bytes], Sequence[IncompatibleBlob]] | None = code(optional=True)
+    simulator: Callable[[bytes, Any], Any] | None = code(optional=True)
 
     def __post_init__(self) -> None:
         """Derives the declared operators (``supported_ops`` and ``operators`` as documented above) and

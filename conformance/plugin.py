@@ -257,6 +257,8 @@ class ConformanceRun:
         self.model_rows: dict[str, dict[str, Any]] = {}
         self.target_url, self.runner = _target_options(options)
         self.target: dict[str, Any] | None = None
+        #: the vendor's simulator that computed the backend's delegates (docs/contract.md, "Simulated runtimes")
+        self.simulator: dict[str, Any] | None = None
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
         #: the checks this run will run that start work when it begins (``Check.ahead``)
         self.ahead: list[Check] = []
@@ -405,9 +407,13 @@ class ConformanceRun:
             return  # a teardown pass does not undo a failed call
         seconds = _summed_seconds(report.user_properties)
         shared = seconds.pop("shared_s", 0.0)
+        simulated = any(k == "simulated" for k, _ in report.user_properties) or bool(
+            previous and previous.get("simulated")
+        )
         self.results[check_id] = {
             **self._result(check_id, outcome, reason, report.duration, shared),
             **{k: round(v, 3) for k, v in seconds.items()},
+            **({"simulated": True} if simulated else {}),
         }
 
     def _result(
@@ -456,6 +462,8 @@ class ConformanceRun:
         for key, value in report.user_properties:
             if key == "target" and self.target is None:
                 self.target = json.loads(str(value))
+            if key == "simulator" and self.simulator is None:
+                self.simulator = json.loads(str(value))
             if key != "operators":
                 continue
             for row in json.loads(str(value)):  # recorded with json.dumps
@@ -511,6 +519,7 @@ class ConformanceRun:
             duration_s=time.monotonic() - self.started,
             operators=list(self.operators.values()) if self.operators else None,
             target=self.target if self.target_url else None,
+            simulator=self.simulator,
             models=self.model_section(),
             previous_report=None if self.claim is None else self.claim.to_dict(),
         )

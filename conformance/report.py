@@ -80,6 +80,13 @@ def file_sha256(path: str | Path, max_bytes: int = MAX_HASH_BYTES) -> str:
     return digest.hexdigest()
 
 
+#: Why a MUST check that passed only simulated does not certify (docs/contract.md, "Simulated runtimes").
+SIMULATED_ONLY_REASON = (
+    "its programs ran with the backend's delegates in the vendor's simulator, and a simulated pass does not "
+    'certify (docs/contract.md, "Simulated runtimes")'
+)
+
+
 def verdict(
     results: list[dict[str, Any]],
     certify: bool,
@@ -90,7 +97,8 @@ def verdict(
 
     MUST checks decide the verdict: any failure, error, crash, timeout, check
     that did not run or unexpected pass makes the backend not conformant, and in
-    certify mode so does any MUST check that did not pass, except a conditional
+    certify mode so does a MUST check that passed only simulated (``simulated``)
+    or did not pass, except a conditional
     one (``applies_if``) whose capability the backend does not declare. An
     interrupted run or one with no results is never conformant. SHOULD checks
     that do not pass are warnings, and so are MUST failures a previous claim
@@ -115,6 +123,8 @@ def verdict(
             continue
         if bad:
             cause = (r["outcome"].replace("_", " "), _cause(r["reason"]))
+        elif certify and r["outcome"] == PASSED and r.get("simulated") is True:
+            cause = ("passed only simulated", SIMULATED_ONLY_REASON)
         elif certify and r["outcome"] == NOT_APPLICABLE and _exempt(r, capabilities):
             continue
         elif certify and r["outcome"] != PASSED:
@@ -349,11 +359,16 @@ class Result:
     #: a failure a previous claim carries over (from suite 0.6.0; conformance/certification/carry_over.py):
     #: from, change, since, failure_from, what. Written only when set.
     carried_over: dict[str, str] | None = None
+    #: the check ran programs whose delegates the vendor's simulator computed (the report's ``simulator``;
+    #: docs/contract.md, "Simulated runtimes"). Written only when true.
+    simulated: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in json_fields(Result) if k not in self.absent}
         if self.carried_over is None:
             out.pop("carried_over", None)
+        if not self.simulated:
+            out.pop("simulated", None)
         return {**out, **self.extra}
 
     @classmethod
@@ -366,6 +381,7 @@ class Result:
             "execute_s",
             "lowering_s",
             "carried_over",
+            "simulated",
         )
         return cls(**_fields_from(cls, d, optional), absent=_absent(d, optional))
 
@@ -460,6 +476,9 @@ class Report:
     profiles: list[dict[str, Any]] | None = None
     #: the claim of ``--previous-report`` (conformance/certification/carry_over.py), from suite 0.6.0
     previous_report: dict[str, Any] | None = None
+    #: the vendor's simulator that computed the backend's delegates in the runtime checks (backend_id,
+    #: simulator: 'module:qualname'); None: a real runtime, or none (docs/contract.md, "Simulated runtimes")
+    simulator: dict[str, Any] | None = None
 
     #: the fields written only when set (null is not a value any of them takes)
     OPTIONAL: ClassVar[tuple[str, ...]] = (
@@ -474,6 +493,7 @@ class Report:
         "profiles",
         "previous_report",
         "content_sha256",
+        "simulator",
     )
 
     @property
@@ -614,13 +634,15 @@ def build_report(
     target: dict[str, Any] | None = None,
     models: list[dict[str, Any]] | None = None,
     previous_report: dict[str, Any] | None = None,
+    simulator: dict[str, Any] | None = None,
 ) -> Report:
     """The report of a run (docs/report-schema.md), without its content hash. ``operators``: the rows of
     the OPS checks (one per operator and dtype), reported as the ``operators`` section when given.
     ``target``: where the runtime checks ran (--target: its URL, uname, runner version, the sha256 of the
     runner's libraries there), reported as the ``target`` section when given. ``models``: the rows of the
     model tier (``--et-models``), reported as the ``models`` section when given; they never change the
-    verdict. ``previous_report``: the claim that ``results`` carried over (``Claim.to_dict``)."""
+    verdict. ``previous_report``: the claim that ``results`` carried over (``Claim.to_dict``). ``simulator``:
+    the vendor's simulator that computed the delegates, reported as the ``simulator`` section when given."""
     import datetime
     import platform
     import shlex
@@ -670,6 +692,7 @@ def build_report(
         deprecations=list(descriptor.deprecations()) or None,
         profiles=profile_verdicts(results, certify, capabilities, interrupted),
         previous_report=previous_report,
+        simulator=simulator,
     )
 
 

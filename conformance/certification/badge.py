@@ -40,6 +40,8 @@ def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
         message = f"{report['verdict']} {counts_phrase(counts, waived, exempt)}"
     version = (report["environment"].get("executorch") or "unknown").split("+")[0]
     message += f" on executorch {version[:MAX_VERSION]}"
+    if isinstance(report.get("simulator"), dict):
+        message += " (simulated)"
     label = f"ExecuTorch conformance {_minor(report['suite_version'])}"
     color = COLORS["certified"] if certified else COLORS.get(report["verdict"], "#9e9e9e")
     if waived and report["verdict"] == "conformant":

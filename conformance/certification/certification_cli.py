@@ -156,6 +156,7 @@ def _artifact_problems(
 def _verify(args: argparse.Namespace) -> int:
     from conformance.certification import attestation as att
     from conformance.certification.verify import check_report
+    from conformance.results.summary_text import simulated_line
 
     if args.allow_unsigned and (args.require_signature or args.trusted_key or args.identity):
         raise ValueError(
@@ -211,6 +212,9 @@ def _verify(args: argparse.Namespace) -> int:
         )
     _say(f"  verdict: {result.verdict_line()}")
     _say(f"  profiles: {result.profiles_line()}")
+    simulated = simulated_line(report)
+    if simulated:
+        _say(f"  {simulated}")
     _say(f"  signature: {signature}")
     for library in args.library or []:
         _say(f"  --library {Path(library).name}: the runtime library the report tested")

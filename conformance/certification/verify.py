@@ -274,6 +274,7 @@ def check_report(
     if schema_version >= 2:
         problems += _selection_problems(report, release, certify)
         problems += _target_problems(report)
+    problems += _simulator_problems(report, results)
     if certify:
         missing = [i for i in release.check_ids if i not in {r["id"] for r in results}]
         if missing:
@@ -673,6 +674,24 @@ def _target_problems(report: dict[str, Any]) -> list[str]:
             )
         ]
     return []
+
+
+def _simulator_problems(report: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
+    """A result marked simulated needs the simulator that ran it, and a simulated run has no target."""
+    simulator = report.get("simulator")
+    marked = [r["id"] for r in results if r.get("simulated") is True]
+    problems = []
+    if marked and not isinstance(simulator, dict):
+        problems.append(
+            f"{_some(marked)} are marked simulated, but the report names no simulator: the results of a "
+            "simulated run come with the report's simulator section"
+        )
+    if isinstance(simulator, dict) and report.get("target") is not None:
+        problems.append(
+            "the report names both a simulator and a target: a run with --target runs the backend's runtime "
+            "there and never its simulator"
+        )
+    return problems
 
 
 def _selection_problems(report: dict[str, Any], release, certify: bool) -> list[str]:

@@ -79,6 +79,7 @@ def _registration_problem(ctx: Context, load: RuntimeLoad) -> str | None:
 
 @check("RT-1", "C-RT-1", "the runtime library registers under the backend id")
 def registers(ctx: Context) -> str | None:
+    ctx.require_real_runtime("which library registers the backend, and how")
     load = ctx.runtime_load()
     backend_id = ctx.descriptor.backend_id
     problem = _registration_problem(ctx, load)
@@ -114,6 +115,7 @@ def registers(ctx: Context) -> str | None:
 
 @check("RT-2", "C-RT-2", "the registered backend reports is_available() true")
 def is_available(ctx: Context) -> None:
+    ctx.require_real_runtime("what the runtime library's is_available() says")
     load = ctx.runtime_load()
     backend_id = ctx.descriptor.backend_id
     if backend_id not in load.registered_after:
@@ -367,6 +369,7 @@ EXECUTE_GROWTH_LIMIT, CYCLE_GROWTH_LIMIT = 64 << 10, 256 << 10
 
 @check("RT-9", "C-RT-11", "memory stays flat across executes and across load/destroy cycles")
 def memory_stays_flat(ctx: Context) -> str:
+    ctx.require_real_runtime("the runtime library's memory across executes and loads")
     ctx.require_runtime()
     if ctx.target is not None:
         raise NotApplicable(

@@ -45,7 +45,7 @@ from conformance.results.result_tables import (
     shared_setup_line,
     with_cases,
 )
-from conformance.results.summary_text import deviations_line
+from conformance.results.summary_text import deviations_line, simulated_line
 
 #: Outcome -> CSS class of its cell (the row states of result_tables).
 OUTCOME_CLASS = OUTCOME_STATE
@@ -300,6 +300,7 @@ def render_page(report: dict[str, Any]) -> str:
         if k != "total" and v
     )
     total = _get(summary, "total", len(results))
+    simulated = simulated_line(report)
 
     libs = []
     for lib in _list(_get(backend, "runtime_libraries")):
@@ -321,6 +322,7 @@ def render_page(report: dict[str, Any]) -> str:
         ),
         f'<p><span class="verdict {vclass}" id="verdict">{_e(verdict or "no verdict")}</span></p>',
         f'<ul class="reasons" id="verdict-reasons">{reasons}{warnings}</ul>' if reasons or warnings else "",
+        f'<p class="simulated" id="simulated"><b>{_e(simulated)}</b></p>' if simulated else "",
         f'<p class="counts" id="summary"><span><b>{_e(total)}</b> checks:</span>{counts}</p>',
         _profiles_section(report),
         "<h2>Checks</h2>",

@@ -145,7 +145,10 @@ CHECKS = Table(
         Column("level", lambda r: _text(get(r, "level"))),
         Column(
             "result",
-            lambda r: LABELS.get(get(r, "outcome"), _text(get(r, "outcome")) or "?"),
+            lambda r: (
+                LABELS.get(get(r, "outcome"), _text(get(r, "outcome")) or "?")
+                + (" (simulated)" if get(r, "simulated") is True else "")
+            ),
             state=lambda r: OUTCOME_STATE.get(get(r, "outcome"), NA),
         ),
         Column("s", _own, numeric=True),

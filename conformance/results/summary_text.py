@@ -52,7 +52,25 @@ def verdict_lines(report: dict[str, Any]) -> list[str]:
     lines += [f"  - deprecated: {text}" for text in report.get("deprecations", ())]
     lines += [certifies_line(report)]
     deviations = deviations_line(report)
-    return lines + ([deviations] if deviations else [])
+    simulated = simulated_line(report)
+    return lines + ([deviations] if deviations else []) + ([simulated] if simulated else [])
+
+
+def simulated_line(report: dict[str, Any]) -> str | None:
+    """What a simulated run's results mean, next to its verdict (the report's ``simulator``), or None for a
+    run with a real runtime (docs/contract.md, "Simulated runtimes")."""
+    section = report.get("simulator")
+    if not isinstance(section, dict):
+        return None
+    marked = [
+        r.get("id", "?") for r in report.get("results", ()) if isinstance(r, dict) and r.get("simulated")
+    ]
+    return (
+        f"simulated: the delegates of {section.get('backend_id', '?')} ran in the vendor's simulator "
+        f"{section.get('simulator', '?')} inside ExecuTorch's runtime, not in a runtime library of the "
+        f"backend's ({len(marked)} results marked simulated); the runtime library's registration, ABI and "
+        'memory are not judged (docs/contract.md, "Simulated runtimes")'
+    )
 
 
 def deviations_line(report: dict[str, Any]) -> str | None:

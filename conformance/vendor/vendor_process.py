@@ -184,12 +184,16 @@ def step_what(log: Path, what: str) -> str:
 #: A warning Python's ``warnings`` module printed ("<file>.py:105: FutureWarning: ..."); the next line, when
 #: indented, is the source line it quotes.
 _PYTHON_WARNING = re.compile(r"^\S.*\.py:\d+: [A-Za-z]*Warning: ")
+#: What ExecuTorch's runtime logs of the host's CPU when its pybindings start (cpuinfo_utils.cpp: the files
+#: of ARM CPUs it probes on every machine), never about a backend.
+_CPU_PROBE = re.compile(r"^\[cpuinfo_utils\.cpp:\d+\] ")
 
 
 def backend_lines(lines: list[str]) -> list[str]:
     """The lines of a vendor process's log that can be the backend's own messages: without the warnings
-    Python libraries print (torch's deprecation notices, each with its quoted source line) and without
-    repeats (each line once, where it last appeared). They stay in the log file."""
+    Python libraries print (torch's deprecation notices, each with its quoted source line), without the
+    runtime's probe of the host's CPU, and without repeats (each line once, where it last appeared). They
+    stay in the log file."""
     kept: list[str] = []
     skip_source = False
     for line in lines:
@@ -200,7 +204,7 @@ def backend_lines(lines: list[str]) -> list[str]:
             skip_source = False
             continue
         skip_source = False
-        if line.strip():
+        if line.strip() and not _CPU_PROBE.match(line):
             kept.append(line)
     last = {line: at for at, line in enumerate(kept)}
     return [line for at, line in enumerate(kept) if last[line] == at]

@@ -65,6 +65,9 @@ class RuntimeLoad:
     #: (ExecuTorch's own Python runtime registers those whose libraries its pybindings NEED); None where
     #: that was not observed (a target's runner)
     registered_at_import: tuple[str, ...] | None = None
+    #: the vendor's simulator ('module:qualname') when the backend's delegates run in it
+    #: (``backend_kit.simulator``) instead of a runtime library; None for a real runtime
+    simulator: str | None = None
 
 
 def pack(tensors: Any) -> bytes:

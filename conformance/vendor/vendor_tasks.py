@@ -280,7 +280,14 @@ def load_runtime() -> RuntimeLoad:
     registry = Runtime.get().backend_registry
     before = tuple(registry.registered_backend_names)
     error = None
-    if descriptor().load_runtime is None:
+    simulator = None
+    if descriptor().load_runtime is None and descriptor().simulator is not None:
+        simulator = _named(descriptor().simulator)
+        try:
+            vendor_call(f"the simulator bridge of {simulator}", _simulate)
+        except VendorError as exc:
+            error = str(exc)
+    elif descriptor().load_runtime is None:
         error = "the descriptor declares no runtime for this host (load_runtime is None)"
     else:
         try:
@@ -311,8 +318,23 @@ def load_runtime() -> RuntimeLoad:
         error,
         available,
         registered_at_import(),
+        simulator,
     )
     return _held.runtime
+
+
+def _named(fn: Any) -> str:
+    """'module:qualname' of a callable (its repr when it has neither)."""
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    return f"{module}:{name}" if module and name else repr(fn)
+
+
+def _simulate() -> None:
+    """Registers the backend id with the kit's simulator bridge, its delegates run by the descriptor's
+    simulator (docs/contract.md, "Simulated runtimes")."""
+    from backend_kit.simulator import register
+
+    register(descriptor().backend_id, descriptor().simulator)
 
 
 def require_runtime() -> None:

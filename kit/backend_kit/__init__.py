@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__version__ = "0.1.4"
+__version__ = "0.1.5"
 
 _HERE = Path(__file__).resolve().parent
 

@@ -115,7 +115,7 @@ def confirm_registered(backend_id: str, library: str | Path = "the runtime libra
 
 def load_runtime(
     library: str | Path,
-    backend_id: str,
+    backend_id: str | None,
     *,
     distribution: str = "the backend",
     fix: str | None = None,
@@ -127,8 +127,9 @@ def load_runtime(
     (:func:`check_executorch_match`). ``register`` names an exported
     ``int f(void)`` to call after loading (0 means registered), for
     libraries that do not register from a static initializer, or that want
-    the registration's error code reported. Raises RuntimeLoadError with the
-    reason and the fix.
+    the registration's error code reported. ``backend_id`` None: a library
+    that registers later, when asked (the simulator bridge). Raises
+    RuntimeLoadError with the reason and the fix.
     """
     path = Path(library)
     key = str(path.resolve()) if path.exists() else str(path)
@@ -156,7 +157,7 @@ def load_runtime(
             fn.argtypes = []
             code = fn()
         names = registered_backends()
-        if code != 0 or backend_id not in names:
+        if code != 0 or (backend_id is not None and backend_id not in names):
             raise RuntimeLoadError(
                 f"{path} loaded but {backend_id} is not registered (error 0x{code:x}); registered backends: {names}"
             )

@@ -35,7 +35,7 @@
 cmake_minimum_required(VERSION 3.24)
 include_guard(GLOBAL)
 
-set(BACKEND_KIT_VERSION "0.1.4")
+set(BACKEND_KIT_VERSION "0.1.5")
 get_filename_component(BACKEND_KIT_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../include" ABSOLUTE)
 set(_BACKEND_KIT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
