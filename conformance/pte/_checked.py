@@ -152,17 +152,21 @@ class FlatView:
         return obj
 
     def _field(self, obj: Any, accessor: Callable[..., Any], size: int, what: str) -> int:
-        """Absolute offset of a present field of ``size`` bytes, or 0 if absent."""
+        """Absolute offset of a present field of ``size`` bytes, or 0 if absent.
+
+        The field must lie past the table's vtable offset and within the flatbuffer data, the bounds
+        FlatBuffers' own verifier holds a field to. The table size its vtable states is not one of them:
+        executorch 1.5.1's Python serializer, run with flatbuffers 25.2.10 (the version tosa-tools pins),
+        writes program segments whose stated size ends 4 bytes before their 8-byte ``size`` field does,
+        and ExecuTorch's runtime loads them."""
         tab = obj._tab
         rel = tab.Offset(slot_of(accessor))  # safe: table() validated the vtable
         if rel == 0:
             return 0
-        vtable = tab.Pos - _get(flatbuffers.packer.soffset, self.buf, tab.Pos)
-        table_size = _get(flatbuffers.packer.voffset, self.buf, vtable + 2)
-        if rel < 4 or rel + size > table_size:
+        if rel < 4 or tab.Pos + rel + size > self.end:
             raise PteFormatError(
-                f"{what}: field at offset {tab.Pos + rel} lies outside its table "
-                f"[{tab.Pos}, {tab.Pos + table_size})",
+                f"{what}: field at offset {tab.Pos + rel} ({size} bytes) lies outside the table at offset "
+                f"{tab.Pos} and the flatbuffer data ({self.end} bytes)",
                 tab.Pos + rel,
             )
         return tab.Pos + rel

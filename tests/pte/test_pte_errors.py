@@ -113,6 +113,33 @@ def test_segment_size_past_end_of_file(pte_bytes, locate) -> None:
     expect_error(patched(raw, at, "<Q", 2**64 - 1), r"segment 1 .* extends past")
 
 
+def test_a_table_whose_stated_size_ends_inside_its_last_field_is_read(pte_bytes, locate) -> None:
+    """FlatBuffers' verifier holds a field to the buffer, not to the table size its vtable states:
+    executorch 1.5.1 serialized with flatbuffers 25.2.10 writes segments whose stated size ends 4 bytes
+    into their last field, and ExecuTorch's runtime loads them (so must the suite)."""
+    raw = pte_bytes["xnnpack"]
+    seg = fb.Program.GetRootAs(raw, 0).Segments(1)
+    field = locate(seg, fb.DataSegment.Size)
+    pos = seg._tab.Pos
+    vtable = pos - struct.unpack_from("<i", raw, pos)[0]
+    short = patched(raw, vtable + 2, "<H", field - pos + 4)  # the size ends 4 bytes into `size`
+    assert struct.unpack_from("<H", short, vtable + 2)[0] < field - pos + 8
+    assert read_pte(short).segments == read_pte(raw).segments
+
+
+def test_a_field_past_the_end_of_the_data_is_refused(pte_bytes, locate) -> None:
+    raw = pte_bytes["xnnpack"]
+    seg = fb.Program.GetRootAs(raw, 0).Segments(1)
+    pos = seg._tab.Pos
+    vtable = pos - struct.unpack_from("<i", raw, pos)[0]
+    slot = 4 + 2 * 1  # the vtable entry of DataSegment.size (field 1)
+    assert len(raw) <= 0xFFFF  # a vtable entry (u16) can point past the end of this file
+    expect_error(
+        patched(raw, vtable + slot, "<H", len(raw)),
+        r"segments\[1\]\.size: field at offset \d+ \(8 bytes\) lies outside",
+    )
+
+
 def test_delegate_segment_index_out_of_range(pte_bytes, locate) -> None:
     raw = pte_bytes["xnnpack"]
     ref = fb.Program.GetRootAs(raw, 0).ExecutionPlan(0).Delegates(0).Processed()
