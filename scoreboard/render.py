@@ -131,7 +131,7 @@ def _cell_check(row: Row, cid: str, triage) -> str:
     r = row.results().get(cid)
     if r is None:
         return "-"
-    text = SHORT.get(r["outcome"], r["outcome"])
+    text = SHORT.get(r["outcome"], r["outcome"]) + (" (sim)" if r.get("simulated") is True else "")
     return text + (_tag(triage.get((row.name, cid))) if r["outcome"] in FAILING else "")
 
 
@@ -189,7 +189,8 @@ def tables(board: list[Row], triage) -> dict[str, list[list[str]]]:
         summary.append(
             [
                 r.title,
-                r.report["verdict"].upper(),
+                r.report["verdict"].upper()
+                + (" (simulated)" if isinstance(r.report.get("simulator"), dict) else ""),
                 str(s["passed"]),
                 str(s["failed"] + s["crashed"] + s["timed_out"] + s.get("error", 0)),
                 str(s["not_applicable"]),

@@ -39,7 +39,9 @@ KEPT = ("report.json", "junit.xml")
 
 
 def rows(path: Path = ROWS) -> dict[str, dict[str, str]]:
-    """Row name -> {'backend': descriptor spec, 'title': ...}, in scoreboard order."""
+    """Row name -> {'backend': descriptor spec, 'title': ..., and for a row whose backend needs an
+    environment of its own, 'vendor_python' (its interpreter, relative to the repository) and 'setup' (the
+    script that makes it)}, in scoreboard order."""
     data = json.loads(path.read_text())
     return {name: dict(row) for name, row in data["rows"].items()}
 
@@ -88,15 +90,21 @@ def run_row(
     ops: str | None,
     timeout: float,
     checks: str | None = None,
+    vendor_python: str | None = None,
 ) -> dict:
-    """One full suite run of ``backend`` into ``out``; returns its run.json record."""
+    """One full suite run of ``backend`` into ``out``, its vendor processes run by ``vendor_python`` (a path
+    relative to the repository) when given; returns its run.json record."""
     from conformance.report import seal
 
     with tempfile.TemporaryDirectory(prefix=f"scoreboard-{name}-") as tmp:
         options = Options(checks=checks, timeout=timeout, ops=ops, models="all" if models else None)
-        argv = run_command(backend, options, tmp)
+        vendor = ["--vendor-python", vendor_python] if vendor_python else []
+        argv = [*run_command(backend, options, tmp), *vendor]
         command = shown(
-            run_command(backend, options, out.relative_to(REPO) if out.is_relative_to(REPO) else out)
+            [
+                *run_command(backend, options, out.relative_to(REPO) if out.is_relative_to(REPO) else out),
+                *vendor,
+            ]
         )
         started = datetime.datetime.now(datetime.timezone.utc)
         clock = time.monotonic()
@@ -161,7 +169,23 @@ def main(argv: list[str] | None = None) -> int:
             "executorch-conformance is not installed in this environment (bash scripts/bootstrap.sh)"
         )
     for name, backend in chosen.items():
-        run_row(name, backend, args.results / name, not args.no_models, args.ops, args.timeout, args.checks)
+        row = known.get(name, {})
+        vendor_python = row.get("vendor_python")
+        if vendor_python and not (REPO / vendor_python).is_file():
+            parser.error(
+                f"row {name!r} runs its vendor processes in {vendor_python}, which does not exist: "
+                f"make it with `bash {row.get('setup', 'its setup script')}` first"
+            )
+        run_row(
+            name,
+            backend,
+            args.results / name,
+            not args.no_models,
+            args.ops,
+            args.timeout,
+            args.checks,
+            vendor_python,
+        )
     return 0
 
 

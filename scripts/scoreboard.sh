@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+# The Arm rows run their vendor processes in .venv-arm (scripts/arm_env.sh): made when they are to run.
+if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -q '^arm-'; then bash scripts/arm_env.sh; fi
 results=scoreboard/results
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do

@@ -12,6 +12,10 @@ from __future__ import annotations
 T = "tests/conformance/"
 
 CI_KEEPS: dict[str, str] = {
+    # Arm's TOSA row in its own environment, through the TOSA reference model (the scoreboard's short form)
+    "tests/scoreboard/test_arm_row.py::test_the_arm_tosa_row_runs_in_the_reference_model_marked_simulated": (
+        "a real simulator: Arm's TOSA flow"
+    ),
     # a vendor's simulator that hangs, and two that hand back what the bridge cannot use (docs/contract.md,
     # "Simulated runtimes"); the default tier keeps wrong numbers, a refusal and a crash
     "tests/simulator/test_simulated_runs.py::test_a_misbehaving_simulator_fails_the_check_that_met_it[HANGS]": (
