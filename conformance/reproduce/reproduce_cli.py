@@ -100,6 +100,8 @@ def reproduce(args: argparse.Namespace) -> int:
             made["rtol"],
             made["atol"],
             made["libraries"],
+            made.get("simulator"),
+            made.get("backend_id"),
         )
     )
     script.chmod(0o755)

@@ -24,7 +24,7 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
     from conformance.operators.runner import tolerance_for
     from conformance.operators.tasks import corpus_tolerance
     from conformance.vendor.vendor_bootstrap import descriptor
-    from conformance.vendor.vendor_tasks import partitioners, runtime_libraries
+    from conformance.vendor.vendor_tasks import named, partitioners, runtime_libraries
 
     try:
         c = corpus_case(key)
@@ -69,6 +69,7 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
     (out / "partitioners.pkl").write_bytes(data)
     d = descriptor()
     libraries = runtime_libraries()["libraries"] if d.load_runtime is not None else []
+    simulated = d.load_runtime is None and d.simulator is not None
     vendor_call("reading the partitioners back", pickle.loads, (out / "partitioners.pkl").read_bytes())
     return {
         "title": f"{c.describe()} on {d.backend_id} {d.version}",
@@ -76,4 +77,7 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
         "atol": atol,
         "distribution": d.distribution,
         "libraries": [str(Path(p).resolve()) for p in libraries],
+        "backend_id": d.backend_id,
+        # the delegates run in the backend's simulator (docs/contract.md, "Simulated runtimes")
+        "simulator": named(d.simulator) if simulated else None,
     }

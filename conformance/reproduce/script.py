@@ -9,9 +9,10 @@ _TEMPLATE = '''#!/usr/bin/env python3
 
 Made by `executorch-conformance reproduce` from {report}. Needs torch, executorch and the backend's
 package ({distribution}) in this environment, nothing of the conformance suite. Lowers case.pt2 with the
-backend's partitioners (partitioners.pkl), runs it in ExecuTorch's runtime and compares with eager
-PyTorch within rtol={rtol!r}, atol={atol!r} (NaN matches NaN). Exit status: 1 while the result differs or
-the program fails, 0 once it matches, 2 when the reproducer cannot run here.
+backend's partitioners (partitioners.pkl), runs it in ExecuTorch's runtime (with SIMULATOR set, the
+backend's delegates computed by its simulator, registered through the contract kit's simulator bridge) and
+compares with eager PyTorch within rtol={rtol!r}, atol={atol!r} (NaN matches NaN). Exit status: 1 while the
+result differs or the program fails, 0 once it matches, 2 when the reproducer cannot run here.
 """
 
 import ctypes
@@ -22,6 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: the backend's runtime libraries, loaded before the program (empty: registered with executorch.runtime)
 RUNTIME_LIBRARIES = {libraries}
+#: the backend's simulator ('module:qualname') that computes its delegates, or None (a runtime library)
+SIMULATOR = {simulator}
+BACKEND_ID = {backend_id}
 
 
 def main() -> int:
@@ -36,6 +40,16 @@ def main() -> int:
             pass
         for library in RUNTIME_LIBRARIES:
             ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+        if SIMULATOR:
+            import importlib
+
+            from backend_kit.simulator import register
+
+            module, _, name = SIMULATOR.partition(":")
+            simulator = importlib.import_module(module)
+            for part in name.split("."):
+                simulator = getattr(simulator, part)
+            register(BACKEND_ID, simulator)
         program = torch.export.load(str(HERE / "case.pt2"))
         inputs = torch.load(HERE / "inputs.pt", weights_only=True)
         with open(HERE / "partitioners.pkl", "rb") as f:
@@ -83,8 +97,18 @@ if __name__ == "__main__":
 '''
 
 
-def render(title: str, report: str, distribution: str, rtol: float, atol: float, libraries: list[str]) -> str:
-    """The text of reproduce.py for one case (its values written as Python literals)."""
+def render(
+    title: str,
+    report: str,
+    distribution: str,
+    rtol: float,
+    atol: float,
+    libraries: list[str],
+    simulator: str | None = None,
+    backend_id: str | None = None,
+) -> str:
+    """The text of reproduce.py for one case (its values written as Python literals). ``simulator``: the
+    backend's simulator ('module:qualname') registered for ``backend_id`` before the program runs."""
     return _TEMPLATE.format(
         title=title,
         report=report,
@@ -92,4 +116,6 @@ def render(title: str, report: str, distribution: str, rtol: float, atol: float,
         rtol=float(rtol),
         atol=float(atol),
         libraries=json.dumps(list(libraries)),
+        simulator=repr(simulator),
+        backend_id=repr(backend_id),
     )

@@ -282,7 +282,7 @@ def load_runtime() -> RuntimeLoad:
     error = None
     simulator = None
     if descriptor().load_runtime is None and descriptor().simulator is not None:
-        simulator = _named(descriptor().simulator)
+        simulator = named(descriptor().simulator)
         try:
             vendor_call(f"the simulator bridge of {simulator}", _simulate)
         except VendorError as exc:
@@ -323,7 +323,7 @@ def load_runtime() -> RuntimeLoad:
     return _held.runtime
 
 
-def _named(fn: Any) -> str:
+def named(fn: Any) -> str:
     """'module:qualname' of a callable (its repr when it has neither)."""
     module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
     return f"{module}:{name}" if module and name else repr(fn)

@@ -23,6 +23,7 @@ BACKENDS = "simulated_backends.descriptors"
 
 
 def _run(tmp_path: Path, name: str, *extra: str) -> tuple[int, dict, str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = os.pathsep.join([str(HERE), str(BROKEN), os.environ.get("PYTHONPATH", "")])
     code, report, output = run_suite(tmp_path, f"{BACKENDS}:{name}", *extra, env={"PYTHONPATH": path})
     assert report is not None, output[-3000:]
@@ -100,3 +101,43 @@ def test_a_misbehaving_simulator_fails_the_check_that_met_it(tmp_path, name):
     assert rt3["simulated"] is True
     assert "cpuinfo_utils" not in rt3["reason"]  # the runtime's probe of the CPU is not the backend's message
     assert report["verdict"] == "not conformant"
+
+
+def test_a_failing_case_of_a_simulated_run_reproduces_through_the_simulator(tmp_path):
+    """``reproduce`` of a simulated run writes a script that registers the backend's simulator through the
+    kit's bridge (nothing of the suite): exit 1 while the simulator's numbers are wrong."""
+    import subprocess
+
+    cli = Path(sys.executable).with_name("executorch-conformance")
+    _, report, _ = _run(tmp_path / "run", "WRONG_NUMBERS", "--checks", "OPS", "--ops", "aten::neg")
+    assert results_by_id(report)["OPS-2"]["outcome"] == "failed"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "repro"
+    done = subprocess.run(
+        [
+            str(cli),
+            "reproduce",
+            str(tmp_path / "run" / "report.json"),
+            "aten::neg|float32|rank2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    script = (out / "reproduce.py").read_text()
+    assert "SIMULATOR = 'simulated_backends.descriptors:_off_by_one_percent'" in script
+    assert "conformance" not in script.replace("executorch-conformance", "").replace("conformance suite", "")
+    ran = subprocess.run(
+        [sys.executable, str(out / "reproduce.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=out,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "FAILS: the backend's result differs from eager PyTorch" in ran.stdout
