@@ -14,12 +14,10 @@ from typing import Any
 
 import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
-from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
-from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
-from torch.fx.passes.operator_support import OperatorSupportBase
 
 from backend_kit.aot import BlobWriter, schema_name
 from backend_kit.header import HeaderError, decode, payload_of
+from backend_kit.partitioner import OperatorPartitioner
 from backend_kit.simulator import IncompatibleBlob, SimulatorContext, simulated_delegate
 
 BACKEND_ID = "SimGraphBackend"
@@ -41,36 +39,11 @@ OPS = (
 WRITER = BlobWriter(BACKEND_ID, blob_format=BLOB_FORMAT, version=VERSION)
 
 
-class _Supported(OperatorSupportBase):
-    def is_node_supported(self, submodules, node) -> bool:
-        val = node.meta.get("val")
-        return (
-            node.op == "call_function"
-            and schema_name(node.target) in OPS
-            and isinstance(val, torch.Tensor)
-            and val.dtype == torch.float32
-        )
-
-
-class SimGraphPartitioner(Partitioner):
-    """Tags each connected group of supported nodes as one delegate."""
-
-    backend_id = BACKEND_ID
+class SimGraphPartitioner(OperatorPartitioner):
+    """Claims each connected group of float32 nodes of ``OPS`` as one delegate."""
 
     def __init__(self) -> None:
-        self.delegation_spec = DelegationSpec(self.backend_id, [])
-
-    def partition(self, exported_program) -> PartitionResult:
-        tags = {}
-        proposed = CapabilityBasedPartitioner(
-            exported_program.graph_module, _Supported(), allows_single_node_partition=True
-        ).propose_partitions()
-        for partition in proposed:
-            tag = f"{self.backend_id}_{partition.id}"
-            for node in partition.nodes:
-                node.meta["delegation_tag"] = tag
-            tags[tag] = self.delegation_spec
-        return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
+        super().__init__(BACKEND_ID, OPS)
 
 
 def _ref(value: Any, index: dict[str, int]) -> Any:
