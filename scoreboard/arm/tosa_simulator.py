@@ -2,11 +2,12 @@
 
 A TOSABackend payload (executorch 1.5.1) is a TOSA flatbuffer: file identifier ``TOSA`` at bytes 4..8, one
 region and block ``main``, whose inputs are the delegate's user inputs in order and whose constants are in the
-graph. ``tosa_reference_model.run`` (tosa-tools 2026.5.0) computes it on numpy arrays. What the device's
-runtime does around it is done here the same way: a 4-D operand the runtime holds channels-last reaches the
-graph as NHWC, and an output the program plans in another dtype of the same kind (int64 where TOSA computes
-int32) is converted. The reference model checks the dtype of its inputs but not their shape, so shapes are
-checked here before the call.
+graph. ``tosa_reference_model.run`` (tosa-tools 2026.5.0) computes it on numpy arrays. What Arm's runtimes
+do around a graph is done here the same way: a 4-D operand the runtime holds channels-last (by its dim order)
+goes in as NHWC and a channels-last output comes back from NHWC; buffers are handed over by their elements,
+so a graph output of shape [1] fills a planned scalar; an output the program plans in another dtype of the
+same kind (int64 where TOSA computes int32) is converted. The reference model checks the dtype of its inputs
+but not their shape, so shapes are checked here before the call.
 
 A graph with a zero-size tensor is refused here without calling the reference model: the reference model
 refuses every such graph it was given ("Invalid TOSA graph", scoreboard/reproducers/
@@ -58,14 +59,21 @@ def _graph(
     return [(n, *tensors[n]) for n in inputs], [(n, *tensors[n]) for n in outputs], empty
 
 
+def _channels_last(tensor: torch.Tensor) -> bool:
+    """Whether the runtime holds this 4-D tensor channels-last (its dim order, which the bridge keeps)."""
+    return tensor.dim() == 4 and tuple(tensor.dim_order()) == _NHWC
+
+
 def _operand(value: Any, name: str, shape: list[int], dtype: str) -> np.ndarray:
     if not isinstance(value, torch.Tensor):
         value = torch.tensor(value)
     numpy_dtype = _NUMPY.get(dtype)
     if numpy_dtype is None:
         raise ValueError(f"graph input {name!r} is {dtype}, which the simulator cannot hand over")
-    if list(value.shape) != shape and value.dim() == 4 and [value.shape[d] for d in _NHWC] == shape:
+    if _channels_last(value):
         value = value.permute(*_NHWC)
+    if list(value.shape) != shape and value.numel() == int(np.prod(shape)) and value.dim() != 4:
+        value = value.reshape(shape)  # a buffer of the same elements (a scalar as [1])
     if list(value.shape) != shape:
         raise ValueError(f"graph input {name!r} has shape {shape}; the runtime passed {list(value.shape)}")
     return np.ascontiguousarray(value.detach().numpy(), dtype=numpy_dtype)
@@ -75,10 +83,10 @@ def _result(array: Any, name: str, planned: torch.Tensor | None) -> torch.Tensor
     value = torch.from_numpy(np.array(array))
     if planned is None:
         return value
-    if list(value.shape) != list(planned.shape) and value.dim() == 4:
-        back = value.permute(0, 3, 1, 2)
-        if list(back.shape) == list(planned.shape):
-            value = back
+    if _channels_last(planned) and value.dim() == 4:
+        value = value.permute(0, 3, 1, 2)
+    elif list(value.shape) != list(planned.shape) and value.numel() == planned.numel():
+        value = value.reshape(planned.shape)  # a buffer of the same elements (a scalar as [1])
     if value.dtype != planned.dtype:
         if value.dtype.is_floating_point != planned.dtype.is_floating_point:
             raise ValueError(f"graph output {name!r} is {value.dtype}; the program plans {planned.dtype}")
