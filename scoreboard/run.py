@@ -78,7 +78,8 @@ def redact(text: str, tmp: str) -> str:
         (tempfile.gettempdir(), "<tmp>"),
     ):
         for spelled in {real, os.path.realpath(real)}:
-            text = text.replace(spelled, name)
+            # the whole path only: .venv must not turn .venv-arm into <venv>-arm
+            text = re.sub(re.escape(spelled) + r"(?![\w.-])", name, text)
     return text
 
 
