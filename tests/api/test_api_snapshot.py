@@ -64,9 +64,8 @@ def test_an_addition_passes(tmp_path):
     root = _copy(tmp_path)
     _edit(
         root / "conformance" / "descriptor.py",
-        "incompatible_blobs: Callable[[bytes], Sequence[IncompatibleBlob]] | None = code(optional=True)\n\n"
-        "    def __post_init__",
-        "incompatible_blobs: Callable[[bytes], Sequence[IncompatibleBlob]] | None = code(optional=True)\n"
+        "simulator: Callable[[bytes, Any], Any] | None = code(optional=True)\n\n    def __post_init__",
+        "simulator: Callable[[bytes, Any], Any] | None = code(optional=True)\n"
         "    extra_hook: Callable[[], Any] | None = code(optional=True)\n\n    def __post_init__",
     )
     _edit(
