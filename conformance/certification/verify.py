@@ -626,9 +626,8 @@ def _case_problems(row: dict[str, Any], where: str, outcome: dict[str, str]) -> 
     for key, count in counts.items():
         if row[key] != count:
             problems.append(f"{where}: {key} is {row[key]}, but its case_results add up to {count}")
-    for key in ("worst_error", "tolerance_used"):
-        values = [case[key] for case in cases if case[key] is not None]
-        if row[key] != (max(values) if values else None):
+    for key, largest in co.extremes(cases).items():
+        if row[key] != largest:
             problems.append(f"{where}: {key} {row[key]} is not the largest of its case_results")
     failing = next((case for case in cases if case["outcome"] in co.FAILING), None)
     expected = None if failing is None else {"case": failing["case"], "reason": failing["reason"]}

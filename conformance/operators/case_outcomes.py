@@ -10,6 +10,8 @@ runner's rows keep it by construction.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 PASSED = "passed"
@@ -46,6 +48,25 @@ _FLAGS: dict[str, tuple[bool | None, bool | None]] = {
     NOT_RUN: (None, False),
     EXCLUDED: (False, False),
 }
+
+#: The fields of an operator row that are the largest of its cases' (``extremes``).
+EXTREMES = ("worst_error", "tolerance_used")
+
+
+def extremes(cases: Iterable[dict[str, Any]]) -> dict[str, float | None]:
+    """The operator row's ``worst_error`` and ``tolerance_used``: each the largest finite number its cases
+    hold (None when none holds one). The one rule the runner writes and ``verify`` checks: a report holds no
+    infinity or NaN (``report.json_numbers`` writes them as None), so a case's non-finite value is left out
+    here as in the report; its reason says what it was."""
+    out: dict[str, float | None] = dict.fromkeys(EXTREMES)
+    for case in cases:
+        for key in EXTREMES:
+            value = case.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                current = out[key]
+                out[key] = value if current is None else max(current, value)
+    return out
+
 
 FIELDS = ("key", "case", "outcome", "reason", "excluded", "delegated", "ran", "worst_error", "tolerance_used")
 

@@ -18,7 +18,6 @@ Context, so OPS-1 and OPS-2 in one process share the lowerings.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import queue
 import threading
@@ -540,21 +539,11 @@ def summary(ctx: Context, found: list[CaseResult], executed: bool) -> list[dict[
         row["delegated"] += case["delegated"]
         row["ran"] += case["ran"]
         row["passed"] += case["outcome"] == co.PASSED
-        fold_extremes(row, case)
         if case["outcome"] in co.FAILING and row["first_failing"] is None:
             row["first_failing"] = {"case": r.case.name, "reason": case["reason"]}
+    for row in rows.values():
+        row.update(co.extremes(row["case_results"]))
     return list(rows.values())
-
-
-def fold_extremes(row: dict[str, Any], case: dict[str, Any]) -> None:
-    """Raises the row's ``worst_error`` and ``tolerance_used`` to the case's, each the largest of its cases'
-    finite values (None when none has one), as ``verify`` reads them: a report holds no infinity or NaN
-    (``report.json_numbers`` writes them as None), so a non-finite value of a case is left out here too; its
-    reason says what it was."""
-    for key in ("worst_error", "tolerance_used"):
-        value = case[key]
-        if value is not None and math.isfinite(value):
-            row[key] = value if row[key] is None else max(row[key], value)
 
 
 def uncovered(ctx: Context) -> list[str]:
