@@ -12,7 +12,8 @@ machine changes much less than the wall time), the lowerings (every vendor
 process's, bisection included, and the cases they lowered), and the per-operator rows. ``--discover``
 declares every corpus operator for ``--dtype`` and prints, per operator, the
 traits of the cases the partitioner did not claim (what a descriptor's
-``without`` would say) and the operators it claimed nothing of.
+``without`` would say) and the operators it claimed nothing of; with ``--quantized-only``, every operator is
+declared in quantized patterns only (``OperatorSupport.in_quantized_patterns``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def main() -> int:
     parser.add_argument("--ops", help="comma-separated operators (default: every declared one)")
     parser.add_argument("--discover", action="store_true", help="declare every corpus operator; lower only")
     parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--vendor-python", help="the vendor's interpreter, as `run --vendor-python`")
+    parser.add_argument(
+        "--quantized-only",
+        action="store_true",
+        help="with --discover: declare every operator in quantized patterns only (an integer-only backend "
+        "whose quantized.every_sample has the cases quantized by its own quantizer)",
+    )
     parser.add_argument("--no-execute", action="store_true", help="OPS-1 only (lowering)")
     parser.add_argument(
         "--cache",
@@ -50,6 +58,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from conformance.context import Context
+    from conformance.vendor import vendor_interpreter
+
+    if args.vendor_python:
+        vendor_interpreter.use(vendor_interpreter.probe(args.vendor_python))
     from conformance.descriptor import load_descriptor
     from conformance.operators import OperatorSupport, corpus, runner
     from conformance.vendor.vendor_process import VendorProcess
@@ -67,9 +79,12 @@ def main() -> int:
     descriptor = load_descriptor(args.backend)
     if args.discover:
         every = [op for op, e in corpus.operators().items() if args.dtype in e.dtypes]
-        descriptor = dataclasses.replace(
-            descriptor, supported_ops=frozenset(), operators=OperatorSupport.of(args.dtype, *every)
+        declared = (
+            OperatorSupport.in_quantized_patterns(*every)
+            if args.quantized_only
+            else OperatorSupport.of(args.dtype, *every)
         )
+        descriptor = dataclasses.replace(descriptor, supported_ops=frozenset(), operators=declared)
     if args.batch:
         runner.BATCH = args.batch
     from conformance.vendor.lowering_cache import LoweringCache

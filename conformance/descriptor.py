@@ -106,11 +106,16 @@ class QuantizedSupport:
     make_quantizer:  returns a fresh quantizer (a torchao.quantization.pt2e.quantizer.Quantizer).
     max_steps:       outputs must be within this many quantization steps (the scale of
                      the output's dequantize) of the converted, fake-quantized model.
+    every_sample:    the backend takes only quantized graphs (an integer-only accelerator): the suite
+                     quantizes every sample model the same way before any check lowers it, and its
+                     eager outputs are the converted model's. Each sample's rtol/atol then bound the
+                     difference from that model. Default False: samples are lowered as make() returns them.
     """
 
     sample: str = sample_name()
     make_quantizer: Callable[[], Any] = code()
     max_steps: float = data(float, default=1.0, positive=True)
+    every_sample: bool = data(bool, default=False)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.models.tasks import placement
-from conformance.vendor.capability_tasks import made_quantizer, output_scales
+from conformance.vendor.sample_quantization import made_quantizer, output_scales
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack, unpack

@@ -161,15 +161,31 @@ def _uncovered(ctx: Context) -> list[str]:
     return [f"{', '.join(pairs)} ({why})" for why, pairs in by_reason.items()]
 
 
+#: Traits of float cases a quantizer cannot calibrate on (infinities, NaN) or whose values are below any int8
+#: step (subnormals): not quantized by the backend's quantizer, so not run for a quantized_only operator.
+UNQUANTIZABLE = frozenset({"inf_nan", "subnormal"})
+
+
 def planned(ctx: Context) -> list[tuple[Case, bool]]:
     """(case, excluded) for every case of every selected pair."""
+    quantized = ctx.descriptor.quantized
     out = []
     for op, dtype in selected_pairs(ctx):
         declaration = ctx.descriptor.operators[op]
         for c in corpus.cases(op, dtype):
             if "dynamic" in c.traits and not declaration.dynamic:
                 continue
-            if "quantized" in c.traits and ctx.descriptor.quantized is None:
+            # A backend whose samples are all quantized (quantized.every_sample) is judged on the float cases
+            # of its quantized_only operators quantized by its own quantizer (operators/tasks.py), not on the
+            # corpus's hand-made quantized patterns; another backend runs only those patterns of such operators.
+            every_sample = quantized is not None and quantized.every_sample
+            if "quantized" in c.traits and (quantized is None or every_sample):
+                continue
+            if (
+                declaration.quantized_only
+                and "quantized" not in c.traits
+                and (not every_sample or c.traits & UNQUANTIZABLE)
+            ):
                 continue
             if any(other not in ctx.descriptor.operators for other in c.requires):
                 continue
@@ -177,11 +193,24 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
     return out
 
 
-def _batches(plan: list[tuple[Case, bool]]) -> list[tuple[str, ...]]:
-    """Batches of one dtype; the dynamic, the quantized and the declared-unsupported cases apart."""
-    by_kind: dict[tuple[str, bool, bool, bool], list[str]] = {}
+def quantized_by_backend(ctx: Context) -> frozenset[str]:
+    """The operators whose float cases the backend's quantizer quantizes (operators/tasks.py, the same rule):
+    those declared in quantized patterns, for a backend whose ``quantized.every_sample`` is set."""
+    quantized = ctx.descriptor.quantized
+    if quantized is None or not quantized.every_sample:
+        return frozenset()
+    return frozenset(op for op in ctx.descriptor.operators if ctx.descriptor.operators[op].quantized_only)
+
+
+def _batches(
+    plan: list[tuple[Case, bool]], by_quantizer: frozenset[str] = frozenset()
+) -> list[tuple[str, ...]]:
+    """Batches of one dtype; the dynamic, the quantized, the declared-unsupported cases and those the backend's
+    quantizer quantizes (``by_quantizer``: their operators) apart."""
+    by_kind: dict[tuple[str, bool, bool, bool, bool], list[str]] = {}
     for c, excluded in plan:
-        kind = (c.dtype, "dynamic" in c.traits, "quantized" in c.traits, excluded)
+        quantizer = c.op in by_quantizer and "quantized" not in c.traits
+        kind = (c.dtype, "dynamic" in c.traits, "quantized" in c.traits, excluded, quantizer)
         by_kind.setdefault(kind, []).append(c.key)
     out = []
     for keys in by_kind.values():
@@ -410,7 +439,10 @@ def _run_all(
         ignored = record.get("expected_nan_ignored")
         if ignored is not None and declaration.nan_mode == IGNORE:
             expected, r.nan_ignored = unpack(ignored), True
-        _compare(r, actual, expected, rtol, atol, NAN_IGNORED if r.nan_ignored else "eager PyTorch")
+        reference = NAN_IGNORED if r.nan_ignored else "eager PyTorch"
+        if record.get("quantized_with"):
+            reference = f"eager PyTorch of the case quantized with {record['quantized_with']} (convert_pt2e)"
+        _compare(r, actual, expected, rtol, atol, reference)
         flushed = record.get("expected_flushed")
         if r.mismatch and flushed is not None and declaration.subnormals == FLUSHED:
             _compare_flushed(r, actual, unpack(flushed), rtol, atol)
@@ -489,7 +521,7 @@ def results(ctx: Context, execute: bool) -> list[CaseResult]:
         if r.excluded:
             without = ctx.descriptor.operators[r.case.op].without
             r.excluded_by = tuple(t for t in without if t in r.case.traits or t == f"case:{r.case.name}")
-    batches = _batches(plan)
+    batches = _batches(plan, quantized_by_backend(ctx))
     lowered = ctx.shared(("operators", "lowered", tuple(out)), lambda: _lower_phase(ctx, batches))
     backend_id = ctx.descriptor.backend_id
     for key, record in lowered.items():

@@ -88,6 +88,9 @@ class OperatorDeclaration:
     #: what a subnormal operand or result is (conformance/operators/subnormals.py): "kept" (IEEE 754, eager
     #: PyTorch's) or "flushed" to a zero of its sign
     subnormals: str = KEPT
+    #: the backend runs the operator only between a dequantize and a quantize (an integer-only backend): the
+    #: corpus runs none of its float cases, only the quantized cases that require it (``Case.requires``)
+    quantized_only: bool = False
 
     def precision(self, dtype: str) -> str | None:
         """The precision results of ``dtype`` are declared to be computed in, or None."""
@@ -234,6 +237,22 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
             tolerance,
             computes_in,
             nan_mode,
+        )
+        return cls(dict.fromkeys(ops, declaration))
+
+    @classmethod
+    def in_quantized_patterns(
+        cls, *ops: str, without: Iterable[str] = (), reason: str = ""
+    ) -> OperatorSupport:
+        """``ops`` declared for an integer-only backend: each runs only inside a quantized pattern
+        (dequantize -> operator -> quantize), so only quantized cases exercise it: the corpus's quantized
+        patterns, or, for a backend whose ``quantized.every_sample`` is set, its float cases quantized by the
+        backend's own quantizer. ``without``: traits or 'case:NAME' of cases it does not support."""
+        declaration = OperatorDeclaration(
+            (FLOAT32,),
+            without=tuple(without),
+            reason=reason or "integer-only: inside quantized patterns",
+            quantized_only=True,
         )
         return cls(dict.fromkeys(ops, declaration))
 

@@ -154,6 +154,62 @@ def _watch(partitioner: Any, output_ranges: list[tuple[int, int]], claimed: list
     return partitioner
 
 
+#: The quantize and dequantize operators: in a case quantized by the backend's quantizer, those at its boundary
+#: (its float inputs quantized, its outputs dequantized) are the program's, not the operator's.
+QUANTIZE_DEQUANTIZE = frozenset(
+    {
+        "quantized_decomposed::quantize_per_tensor",
+        "quantized_decomposed::dequantize_per_tensor",
+        "quantized_decomposed::quantize_per_channel",
+        "quantized_decomposed::dequantize_per_channel",
+    }
+)
+
+
+def quantized_by_backend(c: Any) -> bool:
+    """Whether case ``c`` is quantized with the backend's own quantizer before it is lowered: a float case of an
+    operator the backend runs only inside quantized patterns, for a backend whose samples are all quantized
+    (``quantized.every_sample``). The runner plans such cases by the same rule."""
+    quantized, operators = descriptor().quantized, descriptor().operators
+    return (
+        quantized is not None
+        and quantized.every_sample
+        and "quantized" not in c.traits
+        and c.op in operators
+        and operators[c.op].quantized_only
+    )
+
+
+def _quantized_batch(batch: Any, flat_inputs: list[Any], per_case: list[dict[str, Any]], ranges) -> Any:
+    """The batch quantized with the backend's quantizer as one program (as a user quantizes the model they
+    lower: a quantizer may mark what it annotated in metadata that only the converted program itself carries),
+    calibrated on the cases' inputs; each case's record gets the converted outputs as its expected ones, the
+    quantizer's name, and ``max_steps`` steps of its outputs' scales as its tolerance."""
+    import torch
+
+    from conformance.vendor.sample_quantization import made_quantizer, output_scales, quantize
+
+    quantizer, kind, is_quantizer = made_quantizer()
+    if not is_quantizer:
+        raise VendorError(
+            f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
+            "torchao PT2E Quantizer"
+        )
+    what = f"{len(per_case)} operator case(s)"
+    converted = quantize(what, batch, [tuple(flat_inputs)], quantizer, kind)
+    with torch.no_grad():
+        outputs = _flat(converted(*flat_inputs))
+    scales = output_scales(converted)
+    steps = float(descriptor().quantized.max_steps)
+    for record, (start, stop) in zip(per_case, ranges):
+        record["expected"] = outputs[start:stop]
+        record["quantized_with"] = kind.rsplit(".", 1)[-1]
+        mine = scales[start:stop]
+        if mine and all(x is not None for x in mine):
+            record.update(rtol=0.0, atol=steps * max(mine))
+    return converted
+
+
 def lower_batch(keys: list[str]) -> dict[str, Any]:
     """Makes, exports and lowers the cases ``keys`` together; see the module docstring."""
     import torch
@@ -174,9 +230,10 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         module, inputs = c.make()
         with torch.no_grad():
             expected = _flat(module(*inputs))
-        nan_ignored = ignoring_nan(c.op, module, inputs)
-        flushed = flushing_subnormals(module, inputs)
         rtol, atol, magnitude = corpus_tolerance(c, module, inputs, expected)
+        by_quantizer = quantized_by_backend(c)
+        nan_ignored = None if by_quantizer else ignoring_nan(c.op, module, inputs)
+        flushed = None if by_quantizer else flushing_subnormals(module, inputs)
         start = sum(len(p["expected"]) for p in per_case)
         ranges.append((start, start + len(expected)))
         per_case.append(
@@ -196,11 +253,18 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         modules.append(module)
         arity.append(len(inputs))
         flat_inputs += inputs
-    if any("quantized" in case(key).traits for key in keys):
+    if any("quantized" in case(key).traits or quantized_by_backend(case(key)) for key in keys):
         # As a user whose program keeps quantize/dequantize nodes on CPU must (C-QNT-2): the program is still
         # written, and OPS-1 names what stayed on CPU.
         import executorch.kernels.quantized  # noqa: F401
     batch = _Batch(modules, arity).eval()
+    quantized = [quantized_by_backend(case(key)) for key in keys]
+    if any(quantized):
+        if not all(quantized):
+            raise VendorError(
+                "a batch mixes cases quantized by the backend's quantizer with others (a defect of the suite)"
+            )
+        batch = _quantized_batch(batch, flat_inputs, per_case, ranges)
     step(f"torch.export.export of {len(keys)} operator cases")
     try:
         shapes = (tuple(dynamic),) if any(d is not None for d in dynamic) else None
@@ -217,6 +281,9 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     try:
         edge = vendor_call(what, to_edge_transform_and_lower, exported, partitioner=observed)
         placed = _placement(edge.exported_program(), descriptor().backend_id, ranges)
+        for p, where in zip(per_case, placed):
+            if "quantized_with" in p:
+                where["cpu_ops"] = [op for op in where["cpu_ops"] if op not in QUANTIZE_DEQUANTIZE]
         program = vendor_call(f"to_executorch() of {cases}", edge.to_executorch)
     except VendorError as exc:
         if len(keys) < 2 or not claimed or None in claimed:

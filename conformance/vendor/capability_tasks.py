@@ -9,10 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from backend_kit.aot import schema_name
+from conformance.vendor.sample_quantization import (
+    calibration_batches,
+    made_quantizer,
+    output_scales,
+    quantize,
+)
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import made_sample, observe, partitioners
+from conformance.vendor.vendor_tasks import float_sample, made_sample, observe, partitioners
 
 QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
 DEQUANTIZE_OPS = (
@@ -73,56 +79,21 @@ def _delegate_count(graph_module, backend_id: str) -> int:
 # --------------------------------------------------------------------------- quantized
 
 
-def output_scales(graph_module: Any) -> list[float | None]:
-    """Of each output of a converted graph: the scale of the per-tensor dequantize it comes from, or None."""
-    outputs = graph_module.graph.output_node().args[0]
-    scales: list[float | None] = []
-    for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
-        is_dequantize = (
-            getattr(out, "op", None) == "call_function" and schema_name(out.target) in DEQUANTIZE_OPS[:1]
-        )
-        scales.append(float(out.args[1]) if is_dequantize else None)
-    return scales
-
-
-def made_quantizer() -> tuple[Any, str, bool]:
-    """The descriptor's quantizer (``quantized.make_quantizer()``, the vendor's code), its class's full name,
-    and whether it is a torchao PT2E ``Quantizer``."""
-    from torchao.quantization.pt2e.quantizer import Quantizer
-
-    quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
-    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
-    return quantizer, kind, isinstance(quantizer, Quantizer)
-
-
 def quantized_flow(name: str) -> dict[str, Any]:
     """Quantizes sample ``name`` with the declared quantizer (export, prepare_pt2e, calibrate,
     convert_pt2e), lowers it with the backend's partitioners and reports what the checks need."""
     import executorch.kernels.quantized  # noqa: F401  (out variants of quantize/dequantize a backend leaves on CPU)
     import torch
     from executorch.exir import to_edge_transform_and_lower
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    module, inputs = made_sample(name)
+    module, inputs = float_sample(name)
     quantizer, kind, is_quantizer = made_quantizer()
     result: dict[str, Any] = {"quantizer": kind, "is_quantizer": is_quantizer}
     if not result["is_quantizer"]:
         return result
-    graph = vendor_call(
-        f"torch.export.export of sample model {name!r}", torch.export.export, module, inputs
-    ).module()
-    prepared = vendor_call(
-        f"prepare_pt2e of sample model {name!r} with {kind}", prepare_pt2e, graph, quantizer
-    )
-    batches = [inputs]
-    model = descriptor().sample(name)
-    if model.make_inputs is not None:
-        generator = torch.Generator().manual_seed(1)
-        batches += [tuple(vendor_call("make_inputs()", model.make_inputs, generator)) for _ in range(3)]
+    what = f"sample model {name!r}"
+    converted = quantize(what, module, calibration_batches(name, inputs), quantizer, kind)
     with torch.no_grad():
-        for batch in batches:
-            vendor_call(f"calibration of sample model {name!r}", prepared, *batch)
-        converted = vendor_call(f"convert_pt2e of sample model {name!r}", convert_pt2e, prepared)
         expected = _outputs(vendor_call("forward of the converted model", converted, *inputs))
     scales = output_scales(converted)
     records: list = []

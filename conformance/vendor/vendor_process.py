@@ -265,7 +265,8 @@ class VendorProcess:
     ) -> None:
         """``spec``: an entry point name or 'module:attr' of the descriptor, or the descriptor pickled
         with cloudpickle (functions of importable modules by reference, others by value). ``scratch``:
-        where the tasks' logs go (default: a temporary directory of its own, removed by ``close``).
+        where the tasks' logs go, made if missing (default: a temporary directory of its own, removed by
+        ``close``).
         ``memory_bytes``: the most data memory the process may allocate (default:
         ``default_memory_limit()``). ``huge_pages``: for tasks that make gigabytes, malloc backs large
         allocations with transparent huge pages (``vendor_launch``)."""
@@ -276,6 +277,7 @@ class VendorProcess:
         if scratch is None:
             self._own_scratch = tempfile.TemporaryDirectory(prefix="conformance-vendor-")
             scratch = Path(self._own_scratch.name)
+        scratch.mkdir(parents=True, exist_ok=True)  # the process's log is written there before any task
         self.scratch: Path = scratch
         self._pool: pebble.ProcessPool | None = None
         self._counter = itertools.count()

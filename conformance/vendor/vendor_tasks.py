@@ -27,9 +27,10 @@ from conformance.vendor.vendor_records import Lowering, PartitionRecord, Runtime
 
 
 class _Held:
-    """What the tasks of this process made and keep: samples by name, the runtime load, loaded programs."""
+    """What the tasks of this process made and keep: samples by name (float and quantized), the runtime load, loaded programs."""
 
     samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
+    quantized_samples: ClassVar[dict[str, tuple[Any, tuple[Any, ...]]]] = {}
     runtime: RuntimeLoad | None = None
     keep_alive: ClassVar[list[Any]] = []
 
@@ -40,8 +41,9 @@ _held = _Held()
 # --------------------------------------------------------------------------- samples and eager outputs
 
 
-def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
-    """(module in eval mode, inputs) of a sample model, made once per process with torch.manual_seed(0)."""
+def float_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
+    """(module in eval mode, inputs) of a sample model as its ``make()`` returns it, made once per process with
+    torch.manual_seed(0)."""
     if name not in _held.samples:
         import torch
 
@@ -57,6 +59,31 @@ def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
         vendor_call(f"eval() of sample model {name!r}", module.eval)
         _held.samples[name] = (module, inputs)
     return _held.samples[name]
+
+
+def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
+    """(module, inputs) of a sample model as the checks lower it: its float module, or, for a backend that
+    declares ``quantized.every_sample``, that module quantized with the declared quantizer
+    (``conformance.vendor.sample_quantization``). Made once per process."""
+    quantized = descriptor().quantized
+    if quantized is None or not quantized.every_sample:
+        return float_sample(name)
+    if name not in _held.quantized_samples:
+        from conformance.vendor.sample_quantization import calibration_batches, made_quantizer, quantize
+
+        module, inputs = float_sample(name)
+        quantizer, kind, is_quantizer = made_quantizer()
+        if not is_quantizer:
+            raise VendorError(
+                f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
+                "torchao PT2E Quantizer (torchao.quantization.pt2e.quantizer.Quantizer)"
+            )
+        batches = calibration_batches(name, inputs)
+        _held.quantized_samples[name] = (
+            quantize(f"sample model {name!r}", module, batches, quantizer, kind),
+            inputs,
+        )
+    return _held.quantized_samples[name]
 
 
 def _digest(module: Any) -> str:

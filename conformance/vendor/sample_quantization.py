@@ -1,0 +1,70 @@
+"""PT2E quantization of a sample model in the vendor process: export, ``prepare_pt2e`` with the descriptor's
+quantizer, calibration on the sample's inputs (and three batches of its ``make_inputs``, if declared),
+``convert_pt2e``.
+
+The one place the suite quantizes a sample: the quantized checks (C-QNT-*) quantize their float sample with it,
+and a backend that declares ``quantized.every_sample`` (it takes only integer graphs: Arm's TOSA INT and Ethos-U
+flows) has every sample quantized with it before the other checks lower it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend_kit.aot import schema_name
+from conformance.vendor.vendor_bootstrap import descriptor
+from conformance.vendor.vendor_envelope import vendor_call
+
+
+def made_quantizer() -> tuple[Any, str, bool]:
+    """A fresh quantizer from the descriptor, its type's qualified name, and whether it is a torchao PT2E
+    ``Quantizer``."""
+    from torchao.quantization.pt2e.quantizer import Quantizer
+
+    quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
+    kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
+    return quantizer, kind, isinstance(quantizer, Quantizer)
+
+
+def calibration_batches(name: str, inputs: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The sample's inputs, then three batches of its ``make_inputs`` (seeded 1), if it declares one."""
+    import torch
+
+    batches = [inputs]
+    model = descriptor().sample(name)
+    if model.make_inputs is not None:
+        generator = torch.Generator().manual_seed(1)
+        batches += [tuple(vendor_call("make_inputs()", model.make_inputs, generator)) for _ in range(3)]
+    return batches
+
+
+def quantize(what: str, module: Any, batches: list[tuple[Any, ...]], quantizer: Any, kind: str) -> Any:
+    """The converted (fake-quantized) graph module of ``module`` (``what`` names it in messages): exported with
+    ``batches[0]``, prepared, calibrated on every batch, converted; its train()/eval() allowed."""
+    import torch
+    from torchao.quantization.pt2e import allow_exported_model_train_eval
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    exported = vendor_call(f"torch.export.export of {what}", torch.export.export, module, batches[0])
+    # Without the input guards torch 2.13 puts in a call_module node by default: calibration calls the graph with
+    # the export's own shapes, and Arm's quantizer runs graph passes that refuse any call_module node.
+    graph = exported.module(check_guards=False)
+    prepared = vendor_call(f"prepare_pt2e of {what} with {kind}", prepare_pt2e, graph, quantizer)
+    with torch.no_grad():
+        for batch in batches:
+            vendor_call(f"calibration of {what}", prepared, *batch)
+        converted = vendor_call(f"convert_pt2e of {what}", convert_pt2e, prepared)
+    # The checks put a sample inside modules of their own (a stateful wrapper, a second method) and call
+    # eval() on those; a converted graph module refuses train()/eval() unless allowed.
+    return allow_exported_model_train_eval(converted)
+
+
+def output_scales(graph_module: Any) -> list[float | None]:
+    """Of each output of a converted graph: the scale of the per-tensor dequantize it comes from, or None."""
+    outputs = graph_module.graph.output_node().args[0]
+    scales: list[float | None] = []
+    for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+        is_call = getattr(out, "op", None) == "call_function"
+        is_dequantize = is_call and schema_name(out.target) == "quantized_decomposed::dequantize_per_tensor"
+        scales.append(float(out.args[1]) if is_dequantize else None)
+    return scales
