@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             name,
             backend,
             args.results / name,
-            not args.no_models,
+            not args.no_models and row.get("models", True),
             args.ops,
             args.timeout,
             args.checks,

@@ -64,10 +64,13 @@ def token_dims():
     return ({0: torch.export.Dim("batch", max=4), 1: torch.export.Dim("tokens", max=8)},)
 
 
-def small_convnet_tokens() -> tuple[SampleModel, ...]:
-    """The samples 'small' (the primary), 'convnet' (with more calibration inputs) and 'tokens' (dynamic)."""
+def small_convnet_tokens(atol: float = 1e-5) -> tuple[SampleModel, ...]:
+    """The samples 'small' (the primary), 'convnet' (with more calibration inputs) and 'tokens' (dynamic);
+    ``atol`` for a backend whose samples are quantized (``quantized.every_sample``): a step or two of the output."""
     return (
-        SampleModel("small", lambda: (Small(), (torch.randn(2, 8),))),
-        SampleModel("convnet", lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)), make_inputs=convnet_inputs),
-        SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),))),
+        SampleModel("small", lambda: (Small(), (torch.randn(2, 8),)), atol=atol),
+        SampleModel(
+            "convnet", lambda: (ConvNet(), (torch.randn(2, 3, 8, 8),)), make_inputs=convnet_inputs, atol=atol
+        ),
+        SampleModel("tokens", lambda: (TokenMLP(), (torch.randn(2, 6, 16),)), atol=atol),
     )

@@ -16,6 +16,10 @@ CI_KEEPS: dict[str, str] = {
     "tests/scoreboard/test_arm_row.py::test_the_arm_tosa_row_runs_in_the_reference_model_marked_simulated": (
         "a real simulator: Arm's TOSA flow"
     ),
+    # Arm's integer flow: every sample and corpus case quantized by Arm's own quantizer (quantized.every_sample)
+    "tests/scoreboard/test_arm_row.py::test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer": (
+        "an integer-only backend: Arm's TOSA INT flow"
+    ),
     # a vendor's simulator that hangs, and two that hand back what the bridge cannot use (docs/contract.md,
     # "Simulated runtimes"); the default tier keeps wrong numbers, a refusal and a crash
     "tests/simulator/test_simulated_runs.py::test_a_misbehaving_simulator_fails_the_check_that_met_it[HANGS]": (

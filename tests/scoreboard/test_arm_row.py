@@ -66,3 +66,29 @@ def test_the_arm_tosa_row_runs_in_the_reference_model_marked_simulated(tmp_path,
     assert add["passed"] < add["delegated"]
     failing = [c["case"] for c in add["case_results"] if c["outcome"] != "passed"]
     assert failing and all("size0" in case for case in failing), failing
+
+
+@pytest.mark.full  # the Arm quantizer on every sample and case: CI keeps it
+def test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer(tmp_path, arm_environment):
+    results = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "scoreboard.run", "arm-tosa-int", "--results", str(results)]
+        + ["--ops", "aten::add.Tensor,aten::linear", "--checks", "AOT-3,AOT-4,RT-3,QNT,OPS"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    record = json.loads((results / "arm-tosa-int" / "run.json").read_text())
+    assert "--models" not in record["command"]  # rows.json: an integer-only row is given no float models
+    report = json.loads((results / "arm-tosa-int" / "report.json").read_text())
+    by_id = {r["id"]: r for r in report["results"]}
+    for check in ("AOT-3", "AOT-4", "RT-3", "QNT-1", "QNT-2", "QNT-3", "OPS-1", "OPS-2"):
+        assert by_id[check]["outcome"] == "passed", (check, by_id[check])
+    rows = {o["op"]: o for o in report["operators"]}
+    # the float cases quantized by TOSAQuantizer are delegated and computed in the reference model; the
+    # corpus's hand-made quantized patterns (which Arm's partitioner does not claim) are not run
+    for op in ("aten::add.Tensor", "aten::linear"):
+        assert rows[op]["passed"] == rows[op]["delegated"] == rows[op]["cases"] > 0, rows[op]
+    assert "quantized_decomposed::quantize_per_tensor" not in rows
