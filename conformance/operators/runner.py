@@ -166,6 +166,13 @@ def _uncovered(ctx: Context) -> list[str]:
 UNQUANTIZABLE = frozenset({"inf_nan", "subnormal"})
 
 
+def quantizable(c: Case) -> bool:
+    """Whether case ``c`` runs quantized by the backend's quantizer for an operator declared in quantized
+    patterns (a backend with ``quantized.every_sample``): a float case, not dynamic, that a quantizer can
+    calibrate on. ``conformance.released`` counts the corpus's cases by the same rule."""
+    return not c.traits & (UNQUANTIZABLE | {"quantized", "dynamic"})
+
+
 def planned(ctx: Context) -> list[tuple[Case, bool]]:
     """(case, excluded) for every case of every selected pair."""
     quantized = ctx.descriptor.quantized
@@ -184,7 +191,7 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
             if (
                 declaration.quantized_only
                 and "quantized" not in c.traits
-                and (not every_sample or c.traits & UNQUANTIZABLE)
+                and not (every_sample and quantizable(c))
             ):
                 continue
             if any(other not in ctx.descriptor.operators for other in c.requires):

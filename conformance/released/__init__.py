@@ -13,8 +13,10 @@ committed with the release. Each holds:
                            its absence from the earlier lists)
 ``operator_cases``         (from 0.3.0) per corpus operator and dtype, how many cases the OPS checks
                            run: ``[without the dynamic-shape cases, with them]`` (those run only for an
-                           operator declared dynamic); ``verify`` compares the report's ``operators``
-                           rows with it
+                           operator declared dynamic), and (from 0.6.0) a third count, the cases that run
+                           quantized by an integer-only backend's quantizer (``runner.quantizable``;
+                           0 for the hand-made quantized patterns); ``verify`` compares the report's
+                           ``operators`` rows with it
 
 ``verify`` compares a report with the file of the suite version that wrote
 it: a report whose checks differ from that list, or whose suite version has
@@ -49,7 +51,7 @@ class Release:
     #: check id -> {"id", "clause", "level", "title", "applies_if"}, in check order
     checks: dict[str, dict[str, Any]]
     #: operator -> dtype -> (cases without dynamic shapes, all cases); None when the file has none
-    operator_cases: dict[str, dict[str, tuple[int, int]]] | None = None
+    operator_cases: dict[str, dict[str, tuple[int, ...]]] | None = None
     #: the checks this version made stricter (none recorded before 0.6.0)
     tightenings: tuple[Tightening, ...] = ()
 
@@ -70,7 +72,7 @@ def _parse(data: dict[str, Any]) -> Release:
         valid_until=datetime.date.fromisoformat(data["valid_until"]),
         checks={c["id"]: {k: c[k] for k in CHECK_FIELDS} for c in data["checks"]},
         operator_cases=(
-            {op: {d: (n[0], n[1]) for d, n in by.items()} for op, by in data["operator_cases"].items()}
+            {op: {d: tuple(n) for d, n in by.items()} for op, by in data["operator_cases"].items()}
             if "operator_cases" in data
             else None
         ),
@@ -98,14 +100,20 @@ def registry_checks() -> list[dict[str, Any]]:
 
 
 def corpus_case_counts() -> dict[str, dict[str, list[int]]]:
-    """operator -> dtype -> [cases without dynamic shapes, all cases] of this source tree's corpus."""
+    """operator -> dtype -> [cases without dynamic shapes, all cases, cases quantized by an integer-only
+    backend's quantizer] of this source tree's corpus."""
     from conformance.operators import corpus
+    from conformance.operators.runner import quantizable
 
     out: dict[str, dict[str, list[int]]] = {}
     for op, entry in corpus.operators().items():
         for dtype in entry.dtypes:
             made = corpus.cases(op, dtype)
-            out.setdefault(op, {})[dtype] = [sum("dynamic" not in c.traits for c in made), len(made)]
+            out.setdefault(op, {})[dtype] = [
+                sum("dynamic" not in c.traits for c in made),
+                len(made),
+                sum(quantizable(c) for c in made),
+            ]
     return out
 
 
