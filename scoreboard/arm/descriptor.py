@@ -34,6 +34,17 @@ from scoreboard.samples import small_convnet_tokens
 from scoreboard.wheel import executorch_version
 
 
+def _arm_descriptor(backend_id: str, **fields) -> BackendDescriptor:
+    """A descriptor of one of Arm's backends in the executorch wheel (``backend_id``: its BackendDetails)."""
+    return BackendDescriptor(
+        backend_id=backend_id,
+        distribution="executorch",
+        python_package="executorch.backends.arm",
+        version=executorch_version(),
+        **fields,
+    )
+
+
 def _fp_partitioners():
     from executorch.backends.arm.tosa.compile_spec import TosaCompileSpec
     from executorch.backends.arm.tosa.partitioner import TOSAPartitioner
@@ -136,11 +147,8 @@ OPERATORS = OperatorSupport(
 
 
 def tosa_fp(operators=None) -> BackendDescriptor:
-    return BackendDescriptor(
-        backend_id="TOSABackend",
-        distribution="executorch",
-        python_package="executorch.backends.arm",
-        version=executorch_version(),
+    return _arm_descriptor(
+        "TOSABackend",
         make_partitioners=_fp_partitioners,
         sample_models=small_convnet_tokens(),
         operators=OPERATORS if operators is None else operators,
@@ -157,9 +165,8 @@ TOSA_FP = tosa_fp()
 #: none of their cases: pow.Tensor_Tensor, trunc, log2, log_sigmoid_forward, threshold, argmax, argmin,
 #: avg_pool1d, avg_pool3d, max_pool1d, max_pool3d_with_indices, adaptive_avg_pool1d, _adaptive_avg_pool3d.
 INT_OPS: dict[str, tuple[str, ...]] = {
-    **{
-        op: ()
-        for op in (
+    **dict.fromkeys(
+        (
             "aten::add.Tensor",
             "aten::sub.Tensor",
             "aten::div.Tensor",
@@ -214,8 +221,9 @@ INT_OPS: dict[str, tuple[str, ...]] = {
             "aten::where.self",
             "aten::embedding",
             "aten::lstm.input",
-        )
-    },
+        ),
+        (),
+    ),
     "aten::mul.Tensor": ("stress",),
     "aten::sum.dim_IntList": ("case:rank1_all",),
     "aten::mean.dim": ("case:rank1_all", "case:size1_dim"),
@@ -236,21 +244,15 @@ INT_OPERATORS = OperatorSupport.float32(
     "quantized_decomposed::dequantize_per_tensor",
     "quantized_decomposed::dequantize_per_channel",
 ) | OperatorSupport(
-    {
-        op: OperatorSupport.in_quantized_patterns(op, without=without)[op]
-        for op, without in INT_OPS.items()
-    }
+    {op: OperatorSupport.in_quantized_patterns(op, without=without)[op] for op, without in INT_OPS.items()}
 )
 
 
 def tosa_int(operators=None) -> BackendDescriptor:
     """The TOSA integer flow (``TOSA-1.0+INT``): every sample quantized with Arm's TOSA quantizer before it is
     lowered (``quantized.every_sample``), as the flow takes only integer graphs."""
-    return BackendDescriptor(
-        backend_id="TOSABackend",
-        distribution="executorch",
-        python_package="executorch.backends.arm",
-        version=executorch_version(),
+    return _arm_descriptor(
+        "TOSABackend",
         make_partitioners=_int_partitioners,
         sample_models=small_convnet_tokens(atol=0.1),
         quantized=QuantizedSupport("convnet", _int_quantizer, max_steps=1.0, every_sample=True),
@@ -292,11 +294,8 @@ def ethos_u(target: str, operators=None) -> BackendDescriptor:
 
         return [EthosUPartitioner(_ethos_u_spec(target))]
 
-    return BackendDescriptor(
-        backend_id="EthosUBackend",
-        distribution="executorch",
-        python_package="executorch.backends.arm",
-        version=executorch_version(),
+    return _arm_descriptor(
+        "EthosUBackend",
         make_partitioners=partitioners,
         sample_models=small_convnet_tokens(atol=0.1),
         quantized=QuantizedSupport("convnet", partial(_ethos_u_quantizer, target), every_sample=True),
@@ -325,11 +324,8 @@ def _vgf_partitioners():
 def vgf_fp(operators=None) -> BackendDescriptor:
     """Arm's VGF flow for floating point (``VgfCompileSpec("TOSA-1.0+FP")``): the TOSA graph converted to a VGF
     file by Arm's model converter, ahead of time."""
-    return BackendDescriptor(
-        backend_id="VgfBackend",
-        distribution="executorch",
-        python_package="executorch.backends.arm",
-        version=executorch_version(),
+    return _arm_descriptor(
+        "VgfBackend",
         make_partitioners=_vgf_partitioners,
         sample_models=small_convnet_tokens(),
         operators=OPERATORS if operators is None else operators,

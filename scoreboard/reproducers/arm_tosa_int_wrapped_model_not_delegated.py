@@ -45,7 +45,9 @@ class Wrapper(torch.nn.Module):
 
 def delegated(module: torch.nn.Module, example: tuple[torch.Tensor, ...]) -> bool:
     spec = TosaCompileSpec("TOSA-1.0+INT")
-    edge = to_edge_transform_and_lower(torch.export.export(module, example), partitioner=[TOSAPartitioner(spec)])
+    edge = to_edge_transform_and_lower(
+        torch.export.export(module, example), partitioner=[TOSAPartitioner(spec)]
+    )
     return any("executorch_call_delegate" in str(n.target) for n in edge.exported_program().graph.nodes)
 
 
