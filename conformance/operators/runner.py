@@ -29,9 +29,9 @@ from conformance.operators import case_outcomes as co
 from conformance.operators import corpus
 from conformance.operators.isolation import Isolation
 from conformance.operators.nan_modes import IGNORE
-from conformance.operators.spec import EPS, TINY, Case
+from conformance.operators.spec import EPS, TINY, Case, quantizable
 from conformance.operators.subnormals import FLUSHED
-from conformance.operators.support import OperatorDeclaration
+from conformance.operators.support import OperatorDeclaration, quantized_by_backend
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
 from conformance.probes import assert_outputs_close, closeness
 from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
@@ -161,31 +161,19 @@ def _uncovered(ctx: Context) -> list[str]:
     return [f"{', '.join(pairs)} ({why})" for why, pairs in by_reason.items()]
 
 
-#: Traits of float cases a quantizer cannot calibrate on (infinities, NaN) or whose values are below any int8
-#: step (subnormals): not quantized by the backend's quantizer, so not run for a quantized_only operator.
-UNQUANTIZABLE = frozenset({"inf_nan", "subnormal"})
-
-
-def quantizable(c: Case) -> bool:
-    """Whether case ``c`` runs quantized by the backend's quantizer for an operator declared in quantized
-    patterns (a backend with ``quantized.every_sample``): a float case, not dynamic, that a quantizer can
-    calibrate on. ``conformance.released`` counts the corpus's cases by the same rule."""
-    return not c.traits & (UNQUANTIZABLE | {"quantized", "dynamic"})
-
-
 def planned(ctx: Context) -> list[tuple[Case, bool]]:
     """(case, excluded) for every case of every selected pair."""
     quantized = ctx.descriptor.quantized
+    # A backend whose samples are all quantized (quantized.every_sample) is judged on the float cases of its
+    # quantized_only operators quantized by its own quantizer (operators/tasks.py), not on the corpus's
+    # hand-made quantized patterns; another backend runs only those patterns of such operators.
+    every_sample = quantized is not None and quantized.every_sample
     out = []
     for op, dtype in selected_pairs(ctx):
         declaration = ctx.descriptor.operators[op]
         for c in corpus.cases(op, dtype):
             if "dynamic" in c.traits and not declaration.dynamic:
                 continue
-            # A backend whose samples are all quantized (quantized.every_sample) is judged on the float cases
-            # of its quantized_only operators quantized by its own quantizer (operators/tasks.py), not on the
-            # corpus's hand-made quantized patterns; another backend runs only those patterns of such operators.
-            every_sample = quantized is not None and quantized.every_sample
             if "quantized" in c.traits and (quantized is None or every_sample):
                 continue
             if (
@@ -200,24 +188,18 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
     return out
 
 
-def quantized_by_backend(ctx: Context) -> frozenset[str]:
-    """The operators whose float cases the backend's quantizer quantizes (operators/tasks.py, the same rule):
-    those declared in quantized patterns, for a backend whose ``quantized.every_sample`` is set."""
-    quantized = ctx.descriptor.quantized
-    if quantized is None or not quantized.every_sample:
-        return frozenset()
-    return frozenset(op for op in ctx.descriptor.operators if ctx.descriptor.operators[op].quantized_only)
-
-
-def _batches(
-    plan: list[tuple[Case, bool]], by_quantizer: frozenset[str] = frozenset()
-) -> list[tuple[str, ...]]:
+def _batches(plan: list[tuple[Case, bool]], descriptor: Any) -> list[tuple[str, ...]]:
     """Batches of one dtype; the dynamic, the quantized, the declared-unsupported cases and those the backend's
-    quantizer quantizes (``by_quantizer``: their operators) apart."""
+    quantizer quantizes (``support.quantized_by_backend`` of ``descriptor``) apart."""
     by_kind: dict[tuple[str, bool, bool, bool, bool], list[str]] = {}
     for c, excluded in plan:
-        quantizer = c.op in by_quantizer and "quantized" not in c.traits
-        kind = (c.dtype, "dynamic" in c.traits, "quantized" in c.traits, excluded, quantizer)
+        kind = (
+            c.dtype,
+            "dynamic" in c.traits,
+            "quantized" in c.traits,
+            excluded,
+            quantized_by_backend(descriptor, c),
+        )
         by_kind.setdefault(kind, []).append(c.key)
     out = []
     for keys in by_kind.values():
@@ -528,7 +510,7 @@ def results(ctx: Context, execute: bool) -> list[CaseResult]:
         if r.excluded:
             without = ctx.descriptor.operators[r.case.op].without
             r.excluded_by = tuple(t for t in without if t in r.case.traits or t == f"case:{r.case.name}")
-    batches = _batches(plan, quantized_by_backend(ctx))
+    batches = _batches(plan, ctx.descriptor)
     lowered = ctx.shared(("operators", "lowered", tuple(out)), lambda: _lower_phase(ctx, batches))
     backend_id = ctx.descriptor.backend_id
     for key, record in lowered.items():

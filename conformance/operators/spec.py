@@ -47,6 +47,18 @@ TRAITS = {
 }
 
 
+#: Traits of float cases a quantizer cannot calibrate on (infinities, NaN) or whose values are below any int8
+#: step (subnormals): not quantized by a backend's quantizer.
+UNQUANTIZABLE = frozenset({"inf_nan", "subnormal"})
+
+
+def quantizable(c: Case) -> bool:
+    """Whether case ``c`` runs quantized by an integer-only backend's quantizer when its operator is declared in
+    quantized patterns (``support.quantized_by_backend``): a float case, not dynamic, that a quantizer can
+    calibrate on. The runner plans by this rule and ``conformance.released`` counts the corpus by it."""
+    return not c.traits & (UNQUANTIZABLE | {"quantized", "dynamic"})
+
+
 def torch_dtype(name: str):
     import torch
 

@@ -54,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from conformance.operators.corpus import normalize
 from conformance.operators.nan_modes import IGNORE, NAN_MODES, PROPAGATE, nan_mode_problem
@@ -438,3 +439,18 @@ class OperatorSupport(Mapping[str, OperatorDeclaration]):
     def pairs(self) -> list[tuple[str, str]]:
         """Every declared (operator, dtype), in declaration order."""
         return [(op, d) for op, decl in self._ops.items() for d in decl.dtypes]
+
+
+def quantized_by_backend(descriptor: Any, case: Any) -> bool:
+    """Whether corpus case ``case`` is quantized with the backend's own quantizer before it is lowered: a float
+    case of an operator the backend declares in quantized patterns (``OperatorSupport.in_quantized_patterns``),
+    for a backend whose samples are all quantized (``quantized.every_sample``). The runner (which cases run,
+    how they are batched) and the vendor process (``operators/tasks.py``, how a batch is made) both ask this."""
+    quantized, operators = descriptor.quantized, descriptor.operators
+    return (
+        quantized is not None
+        and quantized.every_sample
+        and "quantized" not in case.traits
+        and case.op in operators
+        and operators[case.op].quantized_only
+    )

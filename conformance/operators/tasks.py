@@ -20,6 +20,8 @@ from typing import Any
 from conformance.fx_names import operator_name
 from conformance.operators.nan_modes import ignoring_nan
 from conformance.operators.subnormals import flushing_subnormals
+from conformance.operators.support import quantized_by_backend
+from conformance.vendor.sample_quantization import DEQUANTIZE_OPS, QUANTIZE_OPS
 from conformance.vendor.vendor_bootstrap import descriptor
 from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
@@ -156,32 +158,10 @@ def _watch(partitioner: Any, output_ranges: list[tuple[int, int]], claimed: list
 
 #: The quantize and dequantize operators: in a case quantized by the backend's quantizer, those at its boundary
 #: (its float inputs quantized, its outputs dequantized) are the program's, not the operator's.
-QUANTIZE_DEQUANTIZE = frozenset(
-    {
-        "quantized_decomposed::quantize_per_tensor",
-        "quantized_decomposed::dequantize_per_tensor",
-        "quantized_decomposed::quantize_per_channel",
-        "quantized_decomposed::dequantize_per_channel",
-    }
-)
-
+QUANTIZE_DEQUANTIZE = frozenset(QUANTIZE_OPS + DEQUANTIZE_OPS)
 
 #: The relative rounding of a dequantized float32 value ((q - zero_point) * scale): 4 units in the last place.
 DEQUANTIZED_ROUNDING = 4 * 2.0**-23
-
-
-def quantized_by_backend(c: Any) -> bool:
-    """Whether case ``c`` is quantized with the backend's own quantizer before it is lowered: a float case of an
-    operator the backend runs only inside quantized patterns, for a backend whose samples are all quantized
-    (``quantized.every_sample``). The runner plans such cases by the same rule."""
-    quantized, operators = descriptor().quantized, descriptor().operators
-    return (
-        quantized is not None
-        and quantized.every_sample
-        and "quantized" not in c.traits
-        and c.op in operators
-        and operators[c.op].quantized_only
-    )
 
 
 def _quantized_batch(batch: Any, flat_inputs: list[Any], per_case: list[dict[str, Any]], ranges) -> Any:
@@ -191,14 +171,9 @@ def _quantized_batch(batch: Any, flat_inputs: list[Any], per_case: list[dict[str
     quantizer's name, and ``max_steps`` steps of its outputs' scales as its tolerance."""
     import torch
 
-    from conformance.vendor.sample_quantization import made_quantizer, output_scales, quantize
+    from conformance.vendor.sample_quantization import every_sample_quantizer, output_scales, quantize
 
-    quantizer, kind, is_quantizer = made_quantizer()
-    if not is_quantizer:
-        raise VendorError(
-            f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
-            "torchao PT2E Quantizer"
-        )
+    quantizer, kind = every_sample_quantizer()
     what = f"{len(per_case)} operator case(s)"
     converted = quantize(what, batch, [tuple(flat_inputs)], quantizer, kind)
     with torch.no_grad():
@@ -229,6 +204,9 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     per_case: list[dict[str, Any]] = []
     ranges: list[tuple[int, int]] = []
     dynamic: list[Any] = []
+    by_quantizer: list[
+        bool
+    ] = []  # per case: quantized by the backend's quantizer (support.quantized_by_backend)
     for at, key in enumerate(keys):
         c = case(key)
         dynamic += c.dynamic_shapes(f"case{at}")
@@ -237,9 +215,9 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         with torch.no_grad():
             expected = _flat(module(*inputs))
         rtol, atol, magnitude = corpus_tolerance(c, module, inputs, expected)
-        by_quantizer = quantized_by_backend(c)
-        nan_ignored = None if by_quantizer else ignoring_nan(c.op, module, inputs)
-        flushed = None if by_quantizer else flushing_subnormals(module, inputs)
+        by_quantizer.append(quantized_by_backend(descriptor(), c))
+        nan_ignored = None if by_quantizer[-1] else ignoring_nan(c.op, module, inputs)
+        flushed = None if by_quantizer[-1] else flushing_subnormals(module, inputs)
         start = sum(len(p["expected"]) for p in per_case)
         ranges.append((start, start + len(expected)))
         per_case.append(
@@ -259,14 +237,13 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
         modules.append(module)
         arity.append(len(inputs))
         flat_inputs += inputs
-    if any("quantized" in case(key).traits or quantized_by_backend(case(key)) for key in keys):
+    if any(by_quantizer) or any("quantized" in case(key).traits for key in keys):
         # As a user whose program keeps quantize/dequantize nodes on CPU must (C-QNT-2): the program is still
         # written, and OPS-1 names what stayed on CPU.
         import executorch.kernels.quantized  # noqa: F401
     batch = _Batch(modules, arity).eval()
-    quantized = [quantized_by_backend(case(key)) for key in keys]
-    if any(quantized):
-        if not all(quantized):
+    if any(by_quantizer):
+        if not all(by_quantizer):
             raise VendorError(
                 "a batch mixes cases quantized by the backend's quantizer with others (a defect of the suite)"
             )

@@ -14,7 +14,7 @@ committed with the release. Each holds:
 ``operator_cases``         (from 0.3.0) per corpus operator and dtype, how many cases the OPS checks
                            run: ``[without the dynamic-shape cases, with them]`` (those run only for an
                            operator declared dynamic), and (from 0.6.0) a third count, the cases that run
-                           quantized by an integer-only backend's quantizer (``runner.quantizable``;
+                           quantized by an integer-only backend's quantizer (``spec.quantizable``;
                            0 for the hand-made quantized patterns); ``verify`` compares the report's
                            ``operators`` rows with it
 
@@ -103,7 +103,7 @@ def corpus_case_counts() -> dict[str, dict[str, list[int]]]:
     """operator -> dtype -> [cases without dynamic shapes, all cases, cases quantized by an integer-only
     backend's quantizer] of this source tree's corpus."""
     from conformance.operators import corpus
-    from conformance.operators.runner import quantizable
+    from conformance.operators.spec import quantizable
 
     out: dict[str, dict[str, list[int]]] = {}
     for op, entry in corpus.operators().items():

@@ -10,6 +10,8 @@ from typing import Any
 
 from backend_kit.aot import schema_name
 from conformance.vendor.sample_quantization import (
+    DEQUANTIZE_OPS,
+    QUANTIZE_OPS,
     calibration_batches,
     made_quantizer,
     output_scales,
@@ -20,11 +22,6 @@ from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
 from conformance.vendor.vendor_records import pack
 from conformance.vendor.vendor_tasks import float_sample, made_sample, observe, partitioners
 
-QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
-DEQUANTIZE_OPS = (
-    "quantized_decomposed::dequantize_per_tensor",
-    "quantized_decomposed::dequantize_per_channel",
-)
 XNNPACK_ID = "XnnpackBackend"
 
 

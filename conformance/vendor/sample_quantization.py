@@ -13,7 +13,14 @@ from typing import Any
 
 from backend_kit.aot import schema_name
 from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import vendor_call
+from conformance.vendor.vendor_envelope import VendorError, vendor_call
+
+QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
+#: per tensor first: the dequantize whose scale ``output_scales`` reads
+DEQUANTIZE_OPS = (
+    "quantized_decomposed::dequantize_per_tensor",
+    "quantized_decomposed::dequantize_per_channel",
+)
 
 
 def made_quantizer() -> tuple[Any, str, bool]:
@@ -24,6 +31,18 @@ def made_quantizer() -> tuple[Any, str, bool]:
     quantizer = vendor_call("quantized.make_quantizer()", descriptor().quantized.make_quantizer)
     kind = f"{type(quantizer).__module__}.{type(quantizer).__qualname__}"
     return quantizer, kind, isinstance(quantizer, Quantizer)
+
+
+def every_sample_quantizer() -> tuple[Any, str]:
+    """A fresh quantizer and its type's name, for a backend whose ``quantized.every_sample`` has the suite
+    quantize its samples and corpus cases; VendorError naming the type when it is not a PT2E Quantizer."""
+    quantizer, kind, is_quantizer = made_quantizer()
+    if not is_quantizer:
+        raise VendorError(
+            f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
+            "torchao PT2E Quantizer (torchao.quantization.pt2e.quantizer.Quantizer)"
+        )
+    return quantizer, kind
 
 
 def calibration_batches(name: str, inputs: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -65,6 +84,6 @@ def output_scales(graph_module: Any) -> list[float | None]:
     scales: list[float | None] = []
     for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
         is_call = getattr(out, "op", None) == "call_function"
-        is_dequantize = is_call and schema_name(out.target) == "quantized_decomposed::dequantize_per_tensor"
+        is_dequantize = is_call and schema_name(out.target) == DEQUANTIZE_OPS[0]
         scales.append(float(out.args[1]) if is_dequantize else None)
     return scales

@@ -69,15 +69,14 @@ def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
     if quantized is None or not quantized.every_sample:
         return float_sample(name)
     if name not in _held.quantized_samples:
-        from conformance.vendor.sample_quantization import calibration_batches, made_quantizer, quantize
+        from conformance.vendor.sample_quantization import (
+            calibration_batches,
+            every_sample_quantizer,
+            quantize,
+        )
 
         module, inputs = float_sample(name)
-        quantizer, kind, is_quantizer = made_quantizer()
-        if not is_quantizer:
-            raise VendorError(
-                f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
-                "torchao PT2E Quantizer (torchao.quantization.pt2e.quantizer.Quantizer)"
-            )
+        quantizer, kind = every_sample_quantizer()
         batches = calibration_batches(name, inputs)
         _held.quantized_samples[name] = (
             quantize(f"sample model {name!r}", module, batches, quantizer, kind),
