@@ -21,7 +21,7 @@ DESCRIBE_TIMEOUT_S = 300.0
 def installed_backend(spec: str, timeout: float = DESCRIBE_TIMEOUT_S) -> dict[str, Any]:
     """The ``backend`` section a run of ``spec`` would write here: id, distribution, version,
     installed_version and runtime_libraries (path, sha256). DescriptorError if it cannot be loaded."""
-    from conformance.report import _version_of, runtime_libraries
+    from conformance.report.building import _version_of, runtime_libraries
     from conformance.vendor.remote_descriptor import describe
     from conformance.vendor.vendor_process import VendorProcess
 

@@ -43,8 +43,8 @@ from conformance.report import (
     Report,
     ReportTypeError,
     content_hash,
-    kind_of,
 )
+from conformance.results.report_schema import kind_of
 from conformance.version import REPORT_SCHEMA_VERSION
 
 #: verify and badge read at most this many bytes of a file.

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from templates import finish, make_report
 
 from conformance.cli import main
-from conformance.report import _cause
+from conformance.report.verdicts import _cause
 
 #: Reasons the old searched pattern ``\S+\(\)...`` backtracked over quadratically, and their neighbours.
 SHAPES = {

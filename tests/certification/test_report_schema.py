@@ -1,6 +1,6 @@
 """report.json's JSON Schema (conformance/schemas/report.schema.json): real reports validate with plain
 jsonschema, broken ones are refused with the JSON path of what is wrong, and the schema is held to the
-typed report (conformance/report.py) and to docs/report-schema.md."""
+typed report (conformance/report/records.py) and to docs/report-schema.md."""
 
 from __future__ import annotations
 

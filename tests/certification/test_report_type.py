@@ -1,4 +1,4 @@
-"""The typed Report of conformance/report.py: the reports the suite wrote read back into it and write out
+"""The typed Report of conformance/report/records.py: the reports the suite wrote read back into it and write out
 as the same bytes; a dict of the wrong shape is refused with the problems verify prints."""
 
 from __future__ import annotations
