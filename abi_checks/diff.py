@@ -93,7 +93,7 @@ def load_baseline(name_or_path: str | Path) -> dict:
     """
     if _looks_like_path(name_or_path):
         p = Path(name_or_path)
-        from conformance.certification.verify import Unreadable, read_json
+        from conformance.certification.strict_json import Unreadable, read_json
 
         try:
             data = read_json(p, max_bytes=256 * 1024 * 1024)

@@ -53,17 +53,18 @@ def load_expectations(path: str | Path | None, known_ids: list[str]) -> Expectat
     """Reads and validates ``path``; every entry needs a reason and must match a check."""
     if path is None:
         return Expectations()
-    from conformance.input_files import NotARegularFile, open_regular
+    from conformance.input_files import FileTooLarge, NotARegularFile, read_bounded
 
     try:
-        with open_regular(path) as f:
-            raw = f.read(MAX_BYTES + 1)
+        raw = read_bounded(path, MAX_BYTES)
+    except FileTooLarge:
+        raise ExpectationsError(
+            f"expectations file {path} is larger than {MAX_BYTES // 1024} KiB; not read"
+        ) from None
     except NotARegularFile as exc:
         raise ExpectationsError(f"expectations file {exc}; give the TOML file") from None
     except OSError as exc:
         raise ExpectationsError(f"cannot read expectations file {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_BYTES:
-        raise ExpectationsError(f"expectations file {path} is larger than {MAX_BYTES // 1024} KiB; not read")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -59,3 +59,36 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+class FileTooLarge(OSError):
+    """A file is longer than the command that reads it reads: ``size`` (its bytes, or None when only the
+    bounded read found out) and ``limit``."""
+
+    def __init__(self, path: str | os.PathLike[str], size: int | None, limit: int) -> None:
+        told = f"is {byte_size(size)}" if size is not None else "holds"
+        super().__init__(f"{path} {told}, more than the {byte_size(limit)} read; not read")
+        self.size, self.limit = size, limit
+
+
+def byte_size(n: int) -> str:
+    """``n`` bytes as a person reads it: '64 MiB', '1.5 KiB', '12 bytes'."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
+    return f"{n} bytes"
+
+
+def read_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path`` (``open_regular``) if it holds at most ``max_bytes``;
+    FileTooLarge otherwise: its size is checked before reading, and the read stops one byte past the
+    limit (a file that grows while it is read has no size worth trusting). Every command that reads a
+    user's file reads it here."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise FileTooLarge(path, size, max_bytes)
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLarge(path, None, max_bytes)
+    return data

@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from conformance.input_files import NotARegularFile, open_regular
+from conformance.input_files import FileTooLarge, NotARegularFile, open_regular, read_bounded
 from conformance.report import MAX_HASH_BYTES, file_sha256
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -45,15 +45,13 @@ MAX_KEY_BYTES = 1 << 16
 
 def _read_pem(path: str | Path) -> bytes:
     try:
-        with open_regular(path) as f:
-            data = f.read(MAX_KEY_BYTES + 1)
+        return read_bounded(path, MAX_KEY_BYTES)
+    except FileTooLarge:
+        raise AttestationError(f"{path} is more than {MAX_KEY_BYTES} bytes: not a PEM key") from None
     except NotARegularFile as exc:
         raise AttestationError(f"cannot read key: {exc}") from None
     except OSError as exc:
         raise AttestationError(f"cannot read key {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_KEY_BYTES:
-        raise AttestationError(f"{path} is more than {MAX_KEY_BYTES} bytes: not a PEM key")
-    return data
 
 
 def load_private_key(path: str | Path):
@@ -308,7 +306,7 @@ def open_envelope(envelope: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 
 
 def parse_statement(payload: bytes) -> dict[str, Any]:
-    from conformance.certification.verify import loads_strict
+    from conformance.certification.strict_json import loads_strict
 
     try:
         stmt = loads_strict(payload.decode("utf-8"))

@@ -30,7 +30,7 @@ def badge_fields(report: dict[str, Any]) -> tuple[str, str, str]:
     declared not applicable (not the conditional checks a backend is exempt from). Draw a badge only
     from a report that verifies (``executorch-conformance badge`` does).
     """
-    from conformance.certification.verify import counts_phrase, tally
+    from conformance.certification.result_counts import counts_phrase, tally
 
     counts, waived, exempt = tally(report["results"], report["backend"].get("capabilities", []))
     certified = certified_profiles(Report.from_dict(report).computed_profiles())

@@ -79,7 +79,8 @@ def read_claim(
 ) -> Claim:
     """The claim of the report at ``path`` for a run of ``backend_id`` by suite ``current``;
     CarryOverError when it cannot be one, naming the option as the user spelled it (``flag``)."""
-    from conformance.certification.verify import Unreadable, check_report, read_json
+    from conformance.certification.strict_json import Unreadable, read_json
+    from conformance.certification.verify import check_report
     from conformance.released import releases
     from conformance.report import file_sha256
 

@@ -79,7 +79,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | No
     Raises _Rejected for an unusable file or a signature that does not verify.
     """
     from conformance.certification import attestation as att
-    from conformance.certification.verify import Unreadable, read_json
+    from conformance.certification.strict_json import Unreadable, read_json
 
     try:
         doc = read_json(args.file)
@@ -301,7 +301,8 @@ def _default_out(report_path: Path, suffix: str) -> Path:
 
 def _sign(args: argparse.Namespace) -> int:
     from conformance.certification import attestation as att
-    from conformance.certification.verify import Unreadable, check_report, read_json
+    from conformance.certification.strict_json import Unreadable, read_json
+    from conformance.certification.verify import check_report
 
     if bool(args.key) == bool(args.sigstore):
         raise ValueError("give exactly one of --key KEY.pem and --sigstore")

@@ -40,7 +40,7 @@ from backend_kit.header import (
     version_triple,
 )
 from conformance.compat.errors import CompatInputError
-from conformance.input_files import NotARegularFile, open_regular
+from conformance.input_files import FileTooLarge, NotARegularFile, read_bounded
 
 SCHEMA_VERSION = 1
 #: A rules file is a few KiB; anything past this is refused unread.
@@ -215,19 +215,18 @@ def parse_rules(data: Any, source: str = "acceptance rules") -> AcceptanceRules:
 def load_rules(path: str | Path) -> AcceptanceRules:
     """The rules file at ``path``; CompatInputError (one line) if it cannot be read or is not valid."""
     path = Path(path)
-    try:
-        with open_regular(path) as f:  # a FIFO, a device or a directory is refused at once, by name
-            text = f.read(MAX_RULES_BYTES + 1)
+    try:  # a FIFO, a device or a directory is refused at once, by name
+        text = read_bounded(path, MAX_RULES_BYTES)
+    except FileTooLarge:
+        raise CompatInputError(
+            f"acceptance rules {path}: more than {MAX_RULES_BYTES} bytes, not a rules file"
+        ) from None
     except FileNotFoundError:
         raise CompatInputError(f"acceptance rules {path}: no such file") from None
     except NotARegularFile as exc:
         raise CompatInputError(f"acceptance rules: {exc}") from None
     except OSError as exc:
         raise CompatInputError(f"acceptance rules {path}: {exc.strerror or exc}") from None
-    if len(text) > MAX_RULES_BYTES:
-        raise CompatInputError(
-            f"acceptance rules {path}: more than {MAX_RULES_BYTES} bytes, not a rules file"
-        )
     try:
         data = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -32,7 +32,7 @@ def _case_keys(report: dict) -> dict[str, str]:
 
 
 def _report(path: str, key: str) -> tuple[str, dict]:
-    from conformance.certification.verify import Unreadable, read_json
+    from conformance.certification.strict_json import Unreadable, read_json
 
     try:
         report = read_json(path)

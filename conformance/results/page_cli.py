@@ -21,7 +21,7 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def _page(args: argparse.Namespace) -> int:
-    from conformance.certification.verify import Unreadable, read_json
+    from conformance.certification.strict_json import Unreadable, read_json
     from conformance.report import SCHEMA
     from conformance.results.html_report import write_page
 

@@ -11,7 +11,7 @@ import time
 import pytest
 from templates import make_report
 
-from conformance.certification.verify import MAX_READ_BYTES, Unreadable, read_json
+from conformance.certification.strict_json import MAX_READ_BYTES, Unreadable, read_json
 from conformance.report import seal
 
 

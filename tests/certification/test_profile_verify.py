@@ -11,7 +11,8 @@ from typing import Any
 
 from templates import EARLIER, finish, make_report, real_report
 
-from conformance.certification.verify import check_report, profile_problems
+from conformance.certification.report_problems import profile_problems
+from conformance.certification.verify import check_report
 from conformance.cli import main
 from conformance.report import seal
 

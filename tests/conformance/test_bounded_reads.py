@@ -1,0 +1,62 @@
+"""The one bounded reader of a user's file (conformance/input_files.py ``read_bounded``), and each command
+that reads a capped file through it refusing a file one byte over its cap, naming the file and the cap."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.input_files import FileTooLarge, NotARegularFile, byte_size, read_bounded
+
+
+def test_a_file_at_the_limit_is_read_whole(tmp_path: Path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 100)
+    assert read_bounded(path, 100) == b"x" * 100
+
+
+def test_a_file_one_byte_over_the_limit_is_refused_naming_its_size(tmp_path: Path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 2049)
+    with pytest.raises(FileTooLarge) as caught:
+        read_bounded(path, 2048)
+    assert (caught.value.size, caught.value.limit) == (2049, 2048)
+    assert str(caught.value) == f"{path} is 2 KiB, more than the 2 KiB read; not read"
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotARegularFile, match="a FIFO"):
+        read_bounded(fifo, 10)
+
+
+@pytest.mark.parametrize(
+    ("n", "text"), [(12, "12 bytes"), (1536, "1.5 KiB"), (64 << 20, "64 MiB"), (4 << 30, "4 GiB")]
+)
+def test_byte_sizes_read_as_a_person_says_them(n: int, text: str):
+    assert byte_size(n) == text
+
+
+def test_each_capped_reader_refuses_one_byte_over_its_cap(tmp_path: Path):
+    from conformance.certification.attestation import MAX_KEY_BYTES, AttestationError, load_private_key
+    from conformance.certification.strict_json import MAX_READ_BYTES, Unreadable, read_json
+    from conformance.compat.rules import MAX_RULES_BYTES, CompatInputError, load_rules
+    from conformance.expectations import MAX_BYTES, ExpectationsError, load_expectations
+
+    def over(name: str, cap: int) -> Path:
+        path = tmp_path / name
+        with open(path, "wb") as f:
+            f.truncate(cap + 1)  # sparse: the cap of a report is 64 MiB
+        return path
+
+    with pytest.raises(AttestationError, match=f"more than {MAX_KEY_BYTES} bytes: not a PEM key"):
+        load_private_key(over("key.pem", MAX_KEY_BYTES))
+    with pytest.raises(Unreadable, match="more than the 64 MiB verify reads"):
+        read_json(over("report.json", MAX_READ_BYTES))
+    with pytest.raises(CompatInputError, match=f"more than {MAX_RULES_BYTES} bytes, not a rules file"):
+        load_rules(over("rules.json", MAX_RULES_BYTES))
+    with pytest.raises(ExpectationsError, match="is larger than .* KiB; not read"):
+        load_expectations(over("expectations.toml", MAX_BYTES), [])
