@@ -176,6 +176,8 @@ def wheel_problems(report: dict[str, Any], wheel: str | Path) -> tuple[str, list
                 f"{backend['distribution']} {backend['version']}"
             )
         for lib in backend.get("runtime_libraries", []):
+            if lib.get("path") is None:  # runtime_libraries() raised: no file to look for
+                continue
             base = Path(lib["path"]).name
             for name in (n for n in names if n.rsplit("/", 1)[-1] == base):
                 h, read = hashlib.sha256(), 0
@@ -207,7 +209,9 @@ def library_problems(report: dict[str, Any], library: str | Path) -> tuple[str, 
         return digest, []
     if not recorded:
         return digest, [f"--library {path.name}: the report records no runtime library"]
-    same_name = [lib for lib in recorded if Path(lib["path"]).name == path.name] or recorded
+    same_name = [
+        lib for lib in recorded if lib.get("path") is not None and Path(lib["path"]).name == path.name
+    ] or recorded
     told = ", ".join(f"{Path(lib['path']).name} {str(lib['sha256'])[:16]}…" for lib in same_name)
     return digest, [
         (
@@ -233,7 +237,7 @@ def subjects(report: dict[str, Any], wheels=(), libraries=()) -> list[dict[str, 
         out.append({"name": Path(library).name, "digest": {"sha256": digest}})
     if not libraries:
         for lib in report["backend"].get("runtime_libraries", []):
-            if lib.get("sha256"):
+            if lib.get("sha256") and lib.get("path") is not None:
                 out.append({"name": Path(lib["path"]).name, "digest": {"sha256": lib["sha256"]}})
     if problems:
         raise AttestationError("; ".join(problems))

@@ -90,8 +90,14 @@ def environment_notes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         a, b = old["backend"].get(key), new["backend"].get(key)
         if a != b:
             notes.append(f"backend {key}: the report has {a}, here {b}")
-    hashes = {Path(lib["path"]).name: lib.get("sha256") for lib in new["backend"]["runtime_libraries"]}
+    hashes = {
+        Path(lib["path"]).name: lib.get("sha256")
+        for lib in new["backend"]["runtime_libraries"]
+        if lib.get("path") is not None  # None: runtime_libraries() raised (its error is recorded)
+    }
     for lib in old["backend"].get("runtime_libraries", []):
+        if lib.get("path") is None:
+            continue
         name = Path(lib["path"]).name
         if name in hashes and hashes[name] != lib.get("sha256"):
             notes.append(
