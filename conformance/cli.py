@@ -45,7 +45,9 @@ def _run(args: argparse.Namespace) -> int:
         command=shlex.join(["executorch-conformance", *(args.argv or [])]),
         entry="cli",
     )
-    runner = _check_target(args)
+    from conformance.run.target_option import checked_runner
+
+    runner = checked_runner(options, reach=True)  # OptionsError: exit 2, before anything starts
     options.use_vendor_python()  # before the first vendor process (prepare, below)
     if args.expectations:
         from conformance.checks import check_ids
@@ -176,39 +178,6 @@ def _run_pytest(
         print(f"badge: {made.badge[0].resolve()} and {made.badge[1].resolve()}")
     print(f"page: {made.page.resolve()}")
     return EXIT_OK if report["verdict"] in ("conformant", "certified") else EXIT_NOT_CONFORMANT
-
-
-def _check_target(args: argparse.Namespace) -> str | None:
-    """The runner's path if --target is given, after reaching the target once; UsageError (one line) for a
-    bad URL, a missing runner or an unreachable target."""
-    if args.target is None:  # --runner without --target: RunOptions says so
-        return None
-    from conformance.targets import TargetError, open_transport
-    from conformance.targets.runtime import check_runner
-
-    try:
-        transport = open_transport(args.target)
-        try:
-            if args.runner is None:
-                raise TargetError(
-                    f"--target {args.target} needs --runner: the conformance runner built for the "
-                    "backend (docs/device-runner.md)"
-                )
-            runner = check_runner(args.runner, transport)
-            done = transport.run("true", 30, "checking that it answers")
-            if done.status != 0:
-                from conformance.targets.transport import last_line
-
-                raise TargetError(
-                    f"cannot reach {args.target}: {last_line(done.stderr + done.stdout)}; check the "
-                    "address, that the target is up and that it lets you in without a password "
-                    "(ssh keys, adb authorization)"
-                )
-        finally:
-            transport.close()
-    except TargetError as exc:
-        raise UsageError(str(exc)) from None
-    return str(runner)
 
 
 class UsageError(ValueError):

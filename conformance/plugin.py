@@ -1,17 +1,19 @@
-"""The pytest plugin: options, the shared context, expectations, the results
-table and the JSON report. Inactive unless ``--et-backend`` is given.
+"""The pytest plugin: the suite's options, the shared context, and the report of the run with every file
+beside it (page, badge, per-case JUnit), written in its own session hooks so that plain ``pytest --pyargs
+conformance.suite`` writes what ``executorch-conformance run`` does. Inactive unless ``--et-backend`` is
+given.
 
-The run's state is one ``ConformanceRun`` kept in ``config.stash`` (on the
-controller and on every xdist worker). The report always holds every selected
-check: one that never reported (interrupted run, lost worker) is ``not_run``,
-and the verdict is computed over that full list.
+The run's state is one ``ConformanceRun`` kept in ``config.stash`` (on the controller and on every xdist
+worker). What it collects from the tests' reports is a ``CheckResults`` (conformance/run/check_results.py);
+the options are a ``RunOptions`` (conformance/run/run_options.py). The report always holds every selected
+check: one that never reported (interrupted run, lost worker) is ``not_run``, and the verdict is computed
+over that full list.
 """
 
 from __future__ import annotations
 
 import signal
 import time
-import types
 from pathlib import Path
 from typing import Any
 
@@ -21,25 +23,17 @@ from conformance.checks import all_checks
 from conformance.context import DEFAULT_TIMEOUT_S, Context
 from conformance.descriptor import DescriptorError
 from conformance.expectations import ExpectationsError, load_expectations
-from conformance.outcomes import (
-    CRASHED,
-    ERROR,
-    EXPECTED_FAILURE,
-    FAILED,
-    NOT_APPLICABLE,
-    NOT_RUN,
-    OUTCOMES,
-    PASSED,
-    UNEXPECTED_PASS,
-    CheckFailed,
-)
+from conformance.outcomes import CheckFailed
 from conformance.profiles import certified_profiles
 from conformance.registry import Check, exempt, selects
 from conformance.report import build_report, write_report
 from conformance.results.artifacts import Artifacts, write_artifacts
 from conformance.results.summary_text import summary_lines
+from conformance.run.certify_plugins import refuse_foreign_plugins
+from conformance.run.check_reports import AFTER_THE_LAST_TASK, check_id_of
+from conformance.run.check_results import CheckResults
 from conformance.run.run_options import OptionsError, RunOptions
-from conformance.vendor import step_times
+from conformance.run.target_option import checked_runner
 from conformance.vendor.remote_descriptor import Prepared, describe, from_info
 from conformance.vendor.vendor_process import VendorProcess
 from conformance.version import SUITE_VERSION
@@ -153,51 +147,11 @@ def et_context(request: pytest.FixtureRequest):
         pytest.skip("no backend given: pass --et-backend NAME or MODULE:ATTR")
     context = run.context()
     yield context
-    # torn down after this process's last check: its teardown report is that check's (CRASHED, _status)
+    # torn down after this process's last check: its teardown report is that check's (CRASHED, check_reports.outcome_of)
     try:
         context.vendor.check_alive()
     except CheckFailed as exc:
         pytest.fail(f"{AFTER_THE_LAST_TASK}: {exc}", pytrace=False)
-
-
-#: How the last liveness check's failure begins (``et_context``): the result of the check that ran last.
-AFTER_THE_LAST_TASK = "the vendor process did not stay alive after the run's last task"
-
-
-def _status(report: pytest.TestReport) -> tuple[str, str] | None:
-    """(outcome, reason) of a check's report, or None for phases that add nothing."""
-    props = dict(report.user_properties)
-    reason = _reason(report)
-    if hasattr(report, "wasxfail"):
-        if report.skipped:
-            return EXPECTED_FAILURE, report.wasxfail
-        return UNEXPECTED_PASS, f"expected to fail ({report.wasxfail}) but passed"
-    if report.skipped:  # declared (setup) or raised by the check (call)
-        return NOT_APPLICABLE, reason.removeprefix("Skipped: ").removeprefix("not applicable: ")
-    if "crashed while running" in reason:  # an xdist worker died (the vendor process should have)
-        return CRASHED, reason
-    if report.when == "teardown" and report.failed and reason.startswith(AFTER_THE_LAST_TASK):
-        return CRASHED, reason
-    if report.when == "call":
-        if report.passed:
-            return PASSED, str(props.get("note", ""))
-        if "[XPASS(strict)]" in reason:
-            return UNEXPECTED_PASS, reason
-        return str(props.get("outcome", FAILED)), reason
-    if report.failed:
-        return ERROR, reason
-    return None
-
-
-def _reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    if longrepr is None:
-        return ""
-    if isinstance(longrepr, tuple):  # skips: (path, line, message)
-        return str(longrepr[2])
-    crash = getattr(longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(longrepr)
-    return text.removeprefix("Failed: ")
 
 
 class ConformanceRun:
@@ -209,14 +163,8 @@ class ConformanceRun:
         self.checks = {c.id: c for c in all_checks()}
         self.spec = options.backend
         self.timeout = options.timeout
-        foreign = foreign_plugins(config) if options.certify and not hasattr(config, "workerinput") else []
-        if foreign:
-            raise pytest.UsageError(
-                "--et-certify: pytest loaded plugins that are not the suite's own, and their code runs in the "
-                f"process that judges: {', '.join(foreign)}. Certify with 'executorch-conformance run --certify' "
-                "(it loads only the suite's plugins), or set PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 and pass "
-                "-p conformance.plugin --noconftest"
-            )
+        if options.certify:
+            refuse_foreign_plugins(config)
         self._vendor: VendorProcess | None = None
         self._context: Context | None = None
         self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
@@ -251,20 +199,18 @@ class ConformanceRun:
                 + ", ".join(f"{k} ({v})" for k, v in self.expectations.expected_failures.items())
             )
         self.selected = options.selected
-        self.operators: dict[tuple[str, str], dict[str, Any]] = {}
         self.models = options.model_names
-        #: model name -> its row of the report's models section, as the model tests report them
-        self.model_rows: dict[str, dict[str, Any]] = {}
-        self.target_url, self.runner = _target_options(options)
-        self.target: dict[str, Any] | None = None
-        #: the vendor's simulator that computed the backend's delegates (docs/contract.md, "Simulated runtimes")
-        self.simulator: dict[str, Any] | None = None
+        try:
+            self.runner = checked_runner(options)
+        except OptionsError as exc:
+            self.close()
+            raise pytest.UsageError(str(exc)) from None
+        self.target_url = options.target
         self.expected_ids = [i for i in self.checks if self._wanted(i)]
         #: the checks this run will run that start work when it begins (``Check.ahead``)
         self.ahead: list[Check] = []
-        self.results: dict[str, dict[str, Any]] = {}
-        #: test node id -> the lowerings its check took from the lowering cache (from any xdist worker)
-        self.cached_lowerings: dict[str, int] = {}
+        #: what the tests reported (``conformance.run.check_results``)
+        self.collected = CheckResults(self.checks, self.models)
         self.started = time.monotonic()
         self.interrupted = False
         self.report: dict[str, Any] | None = None
@@ -385,103 +331,13 @@ class ConformanceRun:
         # The checks whose work starts ahead run last, so that the others' time covers it (the report keeps
         # the checks' order).
         late = {c.id for c in self.ahead}
-        items[:] = sorted(keep, key=lambda item: _check_id_of(item.nodeid) in late)
+        items[:] = sorted(keep, key=lambda item: check_id_of(item.nodeid) in late)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        hits = sum(int(str(v)) for k, v in report.user_properties if k == "cached_lowerings")
-        if hits:  # each phase's report carries the item's properties so far: the last one counts
-            self.cached_lowerings[report.nodeid] = hits
-        if "test_model[" in report.nodeid:
-            self._collect_model(report)
-            return
-        check_id = dict(report.user_properties).get("check_id") or _check_id_of(report.nodeid)
-        if check_id not in self.checks:
-            return
-        status = _status(report)
-        if status is None:
-            return
-        outcome, reason = status
-        self._collect_operators(report)
-        previous = self.results.get(check_id)
-        if previous and previous["outcome"] != PASSED and outcome == PASSED:
-            return  # a teardown pass does not undo a failed call
-        seconds = _summed_seconds(report.user_properties)
-        shared = seconds.pop("shared_s", 0.0)
-        simulated = any(k == "simulated" for k, _ in report.user_properties) or bool(
-            previous and previous.get("simulated")
-        )
-        self.results[check_id] = {
-            **self._result(check_id, outcome, reason, report.duration, shared),
-            **{k: round(v, 3) for k, v in seconds.items()},
-            **({"simulated": True} if simulated else {}),
-        }
-
-    def _result(
-        self, check_id: str, outcome: str, reason: str, duration: float, shared: float = 0.0
-    ) -> dict[str, Any]:
-        assert outcome in OUTCOMES, outcome
-        c = self.checks[check_id]
-        return {
-            "id": c.id,
-            "clause": c.clause,
-            "level": c.level,
-            "title": c.title,
-            "applies_if": c.applies_if,
-            "outcome": outcome,
-            "reason": reason,
-            "duration_s": round(duration, 3),
-            # of duration_s, the shared setup (lowerings, samples, runtime loads) later checks reuse
-            "shared_s": round(min(shared, duration), 3),
-        }
-
-    def _collect_model(self, report: pytest.TestReport) -> None:
-        """The row a model test recorded; a model test that failed without one (a defect of the suite) is an
-        ``error`` row with pytest's reason."""
-        import json
-
-        name = _check_id_of(report.nodeid) or ""
-        recorded = dict(report.user_properties).get("model")
-        if recorded is not None:
-            self.model_rows[name] = json.loads(str(recorded))
-        elif report.failed and name in (self.models or ()) and name not in self.model_rows:
-            from conformance.models.architectures import MODELS
-            from conformance.models.runner import ERROR, new_row
-
-            self.model_rows[name] = {**new_row(MODELS[name]), "result": ERROR, "reason": _reason(report)}
-
-    def model_section(self) -> list[dict[str, Any]] | None:
-        """The rows of the selected models in the tier's order (None without --et-models)."""
-        if self.models is None:
-            return None
-        return [self.model_rows[m] for m in self.models if m in self.model_rows]
-
-    def _collect_operators(self, report: pytest.TestReport) -> None:
-        """Merges the per-operator rows an OPS check recorded (the one that ran more cases wins)."""
-        import json
-
-        for key, value in report.user_properties:
-            if key == "target" and self.target is None:
-                self.target = json.loads(str(value))
-            if key == "simulator" and self.simulator is None:
-                self.simulator = json.loads(str(value))
-            if key != "operators":
-                continue
-            for row in json.loads(str(value)):  # recorded with json.dumps
-                old = self.operators.get((row["op"], row["dtype"]))
-                if old is None or row["ran"] >= old["ran"]:
-                    self.operators[(row["op"], row["dtype"])] = {**(old or {}), **row}
+        self.collected.record(report)
 
     def pytest_keyboard_interrupt(self, excinfo) -> None:
         self.interrupted = True
-
-    def complete_results(self) -> list[dict[str, Any]]:
-        """A result for every selected check, in the suite's order; the missing ones are not_run."""
-        why = (
-            "the run was interrupted before this check reported"
-            if self.interrupted
-            else "no result was reported for this check (its test process was lost)"
-        )
-        return [self.results.get(i) or self._result(i, NOT_RUN, why, 0.0) for i in self.expected_ids]
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes junit.xml, which carries the profiles
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -491,7 +347,8 @@ class ConformanceRun:
         if exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop:
             self.interrupted = True
         self.close()
-        results = self.complete_results()
+        collected = self.collected
+        results = collected.complete(self.expected_ids, self.interrupted)
         if self.claim is not None:
             from conformance.certification.carry_over import carry
 
@@ -502,25 +359,17 @@ class ConformanceRun:
             certify=self.certify,
             interrupted=self.interrupted,
             selected=self.expected_ids,
-            options={
-                "backend": self.spec,
-                "expectations": self.options.expectations,
-                "certify": self.certify,
-                "checks": self.options.checks,
-                "timeout": self.timeout,
-                "workers": _workers(self.config),
-                **({"target": self.target_url} if self.target_url else {}),
-                **({"models": self.options.models} if self.models is not None else {}),
-                **({"previous_report": self.options.previous_report} if self.claim is not None else {}),
-                "lowering_cache": _cache_mode(self.options),
-                "cached_lowerings": sum(self.cached_lowerings.values()),
-            },
+            options=self.options.recorded(
+                workers=_workers(self.config),
+                carried=self.claim is not None,
+                cached_lowerings=sum(collected.cached_lowerings.values()),
+            ),
             command=self.options.command,
             duration_s=time.monotonic() - self.started,
-            operators=list(self.operators.values()) if self.operators else None,
-            target=self.target if self.target_url else None,
-            simulator=self.simulator,
-            models=self.model_section(),
+            operators=list(collected.operators.values()) if collected.operators else None,
+            target=collected.target if self.target_url else None,
+            simulator=collected.simulator,
+            models=collected.model_section(),
             previous_report=None if self.claim is None else self.claim.to_dict(),
         )
         path = self.options.report
@@ -566,28 +415,6 @@ class ConformanceRun:
             tr.write_line(f"page: {made.page.resolve()}")
 
 
-#: Where the plugins a certify run may load come from: pytest itself, the suite, pytest-xdist.
-OWN_PLUGIN_MODULES = ("_pytest.", "conformance.", "xdist.", "__channelexec__")
-
-
-def foreign_plugins(config: pytest.Config) -> list[str]:
-    """The plugins pytest loaded that are neither pytest's own nor the suite's (an installed package's
-    ``pytest11`` entry point, a ``conftest.py``, ``-p something``), each as 'module (distribution version)'
-    where an installed distribution provides it."""
-    dists = {
-        id(plugin): f"{dist.metadata['Name']} {dist.version}"
-        for plugin, dist in config.pluginmanager.list_plugin_distinfo()
-    }
-    found = []
-    for _name, plugin in config.pluginmanager.list_name_plugin():
-        if plugin is None:  # blocked with -p no:NAME
-            continue
-        module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
-        if not f"{module}.".startswith(OWN_PLUGIN_MODULES):
-            found.append(f"{module} ({dists[id(plugin)]})" if id(plugin) in dists else module)
-    return sorted(set(found))
-
-
 def _stop_on_sigterm():
     """Makes SIGTERM (what ``kill``, ``timeout`` and CI runners send) end the run as Ctrl-C does: the
     report is written, says interrupted and not conformant, and no badge is made. Returns the previous
@@ -601,53 +428,6 @@ def _stop_on_sigterm():
         raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
 
     return signal.signal(signal.SIGTERM, interrupt)
-
-
-def _cache_mode(options: RunOptions) -> str:
-    """How the run used the lowering cache: 'on' (read and write), 'write-only' (certify), 'off' (--no-cache)."""
-    if options.no_cache:
-        return "off"
-    return "write-only" if options.certify else "on"
-
-
-def _target_options(options: RunOptions) -> tuple[str | None, str | None]:
-    """(--et-target, --et-runner), checked: a usage error names a bad URL or a missing runner."""
-    url, runner = options.target, options.runner
-    if url is None:
-        return None, None
-    from conformance.targets import TargetError, open_transport
-    from conformance.targets.runtime import check_runner
-
-    try:
-        transport = open_transport(url)
-        try:
-            if runner is None:
-                raise TargetError(
-                    f"--et-target {url} needs --et-runner: the conformance runner built for the backend "
-                    "(docs/device-runner.md)"
-                )
-            return url, str(check_runner(runner, transport))
-        finally:
-            transport.close()
-    except TargetError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-#: The per-check seconds the run records as user properties (``Context.record``): the shared setup, and
-#: where the vendor process's time went (``conformance.vendor.step_times``).
-SECONDS_PROPERTIES = ("shared_s", *(f"{kind}_s" for kind in step_times.KINDS))
-
-
-def _summed_seconds(properties: list[tuple[str, object]]) -> dict[str, float]:
-    """Each of ``SECONDS_PROPERTIES`` summed over a test report's properties (0.0 when absent)."""
-    return {key: sum(float(str(v)) for k, v in properties if k == key) for key in SECONDS_PROPERTIES}
-
-
-def _check_id_of(nodeid: str) -> str | None:
-    """'...test_check[RT-3]' -> 'RT-3' (reports of crashed xdist workers carry no user properties)."""
-    if nodeid.endswith("]") and "[" in nodeid:
-        return nodeid[nodeid.rindex("[") + 1 : -1]
-    return None
 
 
 def _workers(config: pytest.Config) -> int:

@@ -45,9 +45,9 @@ class Console:
             return
         total = len(run.expected_ids)
         for check_id in run.expected_ids:
-            if check_id in run.results and check_id not in self.done:
+            if check_id in run.collected.results and check_id not in self.done:
                 self.done.add(check_id)
-                result = run.results[check_id]
+                result = run.collected.results[check_id]
                 shared = shared_s(result)
                 line = (
                     f"[{len(self.done):>{len(str(total))}}/{total}] {check_id:<8} "
@@ -56,7 +56,7 @@ class Console:
                 )
                 self._write(f"\r{line:<60}" if self.live else line + "\n")
         for name in run.models or ():
-            row = run.model_rows.get(name)
+            row = run.collected.model_rows.get(name)
             if row is not None and f"model {name}" not in self.done:
                 self.done.add(f"model {name}")
                 share = (
@@ -83,7 +83,7 @@ class Console:
 class NamedPlugin:
     """Registers a plugin object under a name (``pytest.main(plugins=...)`` takes objects only). It lives
     here, not in the CLI's module, which is ``__main__`` under ``python -m``: a certify run accepts only
-    plugins of the suite's own modules (``plugin.foreign_plugins``)."""
+    plugins of the suite's own modules (``certify_plugins.foreign_plugins``)."""
 
     def __init__(self, plugin, name: str) -> None:
         self.plugin, self.name = plugin, name

@@ -195,6 +195,32 @@ class RunOptions:
             args += ["--et-memory-limit", repr(self.memory_limit)]
         return args
 
+    @property
+    def cache_mode(self) -> str:
+        """How the run uses the lowering cache: 'on' (read and write), 'write-only' (certify), 'off'
+        (``no_cache``)."""
+        if self.no_cache:
+            return "off"
+        return "write-only" if self.certify else "on"
+
+    def recorded(self, workers: int, carried: bool, cached_lowerings: int) -> dict[str, Any]:
+        """These options as the report records them (its ``options`` section, ``conformance.report.Options``;
+        ``verify --rerun`` runs them again): with the run's ``workers``, whether a previous claim was
+        ``carried`` over, and how many lowerings came from the cache."""
+        return {
+            "backend": self.backend,
+            "expectations": self.expectations,
+            "certify": self.certify,
+            "checks": self.checks,
+            "timeout": self.timeout,
+            "workers": workers,
+            **({"target": self.target} if self.target else {}),
+            **({"models": self.models} if self.model_names is not None else {}),
+            **({"previous_report": self.previous_report} if carried else {}),
+            "lowering_cache": self.cache_mode,
+            "cached_lowerings": cached_lowerings,
+        }
+
     @classmethod
     def from_pytest(cls, config: Any) -> RunOptions:
         """The options pytest parsed (``config.getoption``), validated; OptionsError if one is wrong."""

@@ -58,5 +58,5 @@ def test_each_capped_reader_refuses_one_byte_over_its_cap(tmp_path: Path):
         read_json(over("report.json", MAX_READ_BYTES))
     with pytest.raises(CompatInputError, match=f"more than {MAX_RULES_BYTES} bytes, not a rules file"):
         load_rules(over("rules.json", MAX_RULES_BYTES))
-    with pytest.raises(ExpectationsError, match="is larger than .* KiB; not read"):
+    with pytest.raises(ExpectationsError, match=r"is larger than .* KiB; not read"):
         load_expectations(over("expectations.toml", MAX_BYTES), [])
