@@ -47,7 +47,7 @@ from conformance.report import (
     ReportTypeError,
     content_hash,
 )
-from conformance.results.report_schema import kind_of
+from conformance.report.schema import kind_of
 from conformance.version import REPORT_SCHEMA_VERSION
 
 

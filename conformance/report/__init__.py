@@ -4,7 +4,8 @@
   (``ReportTypeError`` lists each field of the wrong shape);
 - ``verdicts``: the verdict its results give (``verdict``), and each profile's (``profile_verdicts``);
 - ``sealing``: its content hash (``seal``, ``content_hash``) and the SHA-256 of the files it names;
-- ``building``: the report of a run (``build_report``) and its file (``write_report``).
+- ``building``: the report of a run (``build_report``) and its file (``write_report``);
+- ``schema``: the JSON Schema of report.json (conformance/schemas/report.schema.json) as the reader checks it.
 
 Reading and writing again gives the same bytes. The names below are imported from here
 (docs/api-stability.md); the modules are where each is defined.

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from conformance.report.schema import kind_of, structure_problems
 from conformance.report.verdicts import profile_verdicts, verdict
-from conformance.results.report_schema import kind_of, structure_problems
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 
 #: The ``schema`` field of every report.

@@ -1,2 +1,2 @@
 """The JSON Schemas of the suite's files (``report.schema.json``: report.json), shipped with the
-package; ``conformance.results.report_schema`` validates against it."""
+package; ``conformance.report.schema`` validates against it."""

@@ -16,7 +16,7 @@ from conformance.cli import main
 from conformance.operators.case_outcomes import FIELDS as CASE_FIELDS
 from conformance.outcomes import OUTCOMES
 from conformance.report import Backend, OperatorRow, Options, Report, Result, json_fields, seal
-from conformance.results.report_schema import load_schema, structure_problems
+from conformance.report.schema import load_schema, structure_problems
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"

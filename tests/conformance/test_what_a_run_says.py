@@ -10,8 +10,8 @@ import re
 import pytest
 from suite_runner import results_by_id, run_suite
 
+from conformance.report.schema import structure_problems
 from conformance.results.html_report import render_page
-from conformance.results.report_schema import structure_problems
 
 pytestmark = pytest.mark.full
 
