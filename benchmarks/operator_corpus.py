@@ -13,7 +13,10 @@ process's, bisection included, and the cases they lowered), and the per-operator
 declares every corpus operator for ``--dtype`` and prints, per operator, the
 traits of the cases the partitioner did not claim (what a descriptor's
 ``without`` would say) and the operators it claimed nothing of; with ``--quantized-only``, every operator is
-declared in quantized patterns only (``OperatorSupport.in_quantized_patterns``).
+declared in quantized patterns only (``OperatorSupport.in_quantized_patterns``). A case whose lowering crashed
+alone is named apart (it did not say whether the partitioner claims it), and it does not stop the lowering of its
+operator's other cases as it does in a run (``runner.LOWERING_CRASH_STOPS_OPERATOR``): each case is judged on its
+own, whatever its neighbours do. Cases still not lowered (after a timeout, or crashes in a row) are named apart.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def main() -> int:
             else OperatorSupport.of(args.dtype, *every)
         )
         descriptor = dataclasses.replace(descriptor, supported_ops=frozenset(), operators=declared)
+        runner.LOWERING_CRASH_STOPS_OPERATOR = False
     if args.batch:
         runner.BATCH = args.batch
     from conformance.vendor.lowering_cache import LoweringCache
@@ -128,15 +132,23 @@ def main() -> int:
         for r in found:
             by_op.setdefault(r.case.op, []).append(r)
         for op, rs in by_op.items():
-            missed = [r for r in rs if r.placement_problem(own)]
+            claimed = [r for r in rs if r.placement_problem(own) is None]
+            # crashed alone or not lowered: whether the partitioner claims the case is not known
+            unknown = [r for r in rs if not r.lowered or r.crash is not None]
+            missed = [r for r in rs if r.placement_problem(own) and not any(r is u for u in unknown)]
             if len(missed) == len(rs):
                 print(f"  {op}: nothing claimed ({missed[0].placement_problem(own)[:100]})")
             elif missed:
                 traits = sorted({t for r in missed for t in r.case.traits})
                 names = ", ".join(r.case.name for r in missed)
-                print(f"  {op}: {len(rs) - len(missed)}/{len(rs)} claimed; not: {names} (traits {traits})")
+                print(f"  {op}: {len(claimed)}/{len(rs)} claimed; not: {names} (traits {traits})")
+            elif unknown:
+                print(f"  {op}: {len(claimed)}/{len(rs)} claimed")
             else:
                 print(f"  {op}: all {len(rs)} claimed")
+            for r in unknown:
+                why = r.placement_problem(own) or ""
+                print(f"    not known: {r.case.name} (traits {sorted(r.case.traits)}): {why[:160]}")
         return 0
     for row in rows:
         failing = row["first_failing"]

@@ -10,7 +10,9 @@ as a batch that raises is. ``Isolation`` decides what runs next:
 - a crashed batch of one operator: its first case alone, then the rest in
   halves; so each crash is isolated in about log2(n) further crashes;
 - after an operator's first isolated crash (or timeout) the suite runs no
-  more of its cases: they are ``not_run``, the reason names the crash;
+  more of its cases: they are ``not_run``, the reason names the crash
+  (after a crash, unless ``stop_operator`` is False: discovery, which must
+  say of every case whether the partitioner claims it, bisects on);
 - after ``CONSECUTIVE`` cases in a row crashed or timed out alone, with
   nothing passing in between, the runtime crashes whatever it is given: every
   case not yet run of the phase (lowering, execution) is ``not_run`` with that
@@ -49,6 +51,10 @@ class Isolation:
     halted: str | None = None
     #: crashes and timeouts met (each one cost a vendor-process start)
     crashes: int = 0
+    #: whether an operator's first isolated crash stops its other cases (a run: bounded time); False for
+    #: discovery (benchmarks/operator_corpus.py --discover): a case that crashes says nothing of its operator's
+    #: other cases, which are bisected on. A timeout (it costs the whole timeout) and CONSECUTIVE still stop.
+    stop_operator: bool = True
 
     def not_run_reason(self, key: str) -> str | None:
         """Why ``key`` must not run now, or None."""
@@ -58,11 +64,13 @@ class Isolation:
         """A part lowered (or ran) without a crash."""
         self.in_a_row.clear()
 
-    def crashed(self, keys: Sequence[str], reason: str) -> None:
-        """The part ``keys`` crashed or timed out with ``reason``; a single case stops its operator."""
+    def crashed(self, keys: Sequence[str], reason: str, timed_out: bool = False) -> None:
+        """The part ``keys`` crashed or (``timed_out``) timed out with ``reason``; a single case stops its
+        operator (a crash only if ``stop_operator``)."""
         self.crashes += 1
         if len(keys) == 1:
             self.in_a_row.append(reason)
+        if len(keys) == 1 and (self.stop_operator or timed_out):
             what = keys[0].rsplit("|", 1)[-1]
             self.stopped.setdefault(
                 op_of(keys[0]),

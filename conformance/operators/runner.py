@@ -48,6 +48,11 @@ BATCH = 96
 #: lowering is all CPU, one process per core.
 LOWERING_PROCESSES = min(2, os.cpu_count() or 1)
 TASK = LOWER_OPERATOR_BATCH
+#: Whether a case that crashes the lowering alone stops the lowering of its operator's other cases (they are
+#: not_run; isolation.py). A run does, so that it ends in bounded time; discovery (benchmarks/operator_corpus.py
+#: --discover) does not: it must say of each case whether the partitioner claims it, whatever its neighbours do
+#: (Vela crashes on a zero-element tensor: before, an Ethos-U operator's cases after its 'size0' went unlowered).
+LOWERING_CRASH_STOPS_OPERATOR = True
 
 
 @dataclasses.dataclass
@@ -317,7 +322,7 @@ def _lower_all(
     try:
         got = _lowering(ctx, keys)
     except (VendorCrashed, VendorTimedOut) as exc:
-        isolation.crashed(keys, str(exc))
+        isolation.crashed(keys, str(exc), timed_out=isinstance(exc, VendorTimedOut))
         if len(keys) == 1:
             found[keys[0]] = {"error": str(exc), "crash": exc.outcome}
         else:
@@ -341,7 +346,7 @@ def _lower_all(
 
 
 def _lower_phase(ctx: Context, batches: list[tuple[str, ...]]) -> dict[str, dict[str, Any]]:
-    isolation = Isolation("lowering")
+    isolation = Isolation("lowering", stop_operator=LOWERING_CRASH_STOPS_OPERATOR)
     lowered: dict[str, dict[str, Any]] = {}
     _prefetch(ctx, batches)
     for keys in batches:

@@ -9,7 +9,7 @@ import torch
 
 from conformance.operators import runner, tasks
 from conformance.operators.isolation import Isolation
-from conformance.outcomes import CheckFailed
+from conformance.outcomes import CheckFailed, VendorCrashed
 
 
 def _keys(n: int) -> tuple[str, ...]:
@@ -78,3 +78,33 @@ def test_the_task_names_the_cases_whose_nodes_a_partitioner_tagged(tagged):
     output.args = (tuple(outputs),)
     program = type("Program", (), {"graph": flat})()
     assert tasks._claimed(program, [(0, 1), (1, 2), (2, 4)]) == set(tagged)
+
+
+def _lower_crashing(monkeypatch, keys: tuple[str, ...], crashing: set[str]) -> dict:
+    """Runs the lowering phase on ``keys`` with a backend whose lowering crashes the vendor process when a part
+    holds a ``crashing`` case (as Vela 5.1 does on a zero-element tensor); what was found."""
+
+    def lowering(ctx, part, vendor=None):
+        if crashing & set(part):
+            raise VendorCrashed("crashed with SIGSEGV in lowering")
+        return {"cases": [{"key": k, "cpu_ops": [], "backends": ["B"]} for k in part]}
+
+    monkeypatch.setattr(runner, "_lowering", lowering)
+    monkeypatch.setattr(runner, "_prefetch", lambda ctx, batches: None)
+    return runner._lower_phase(None, [keys])  # type: ignore[arg-type]
+
+
+def test_discovery_lowers_every_case_of_an_operator_whatever_crashes_beside_it(monkeypatch):
+    """A case that crashes the lowering says nothing of its operator's other cases: discovery
+    (LOWERING_CRASH_STOPS_OPERATOR False) lowers each of them, a run stops the operator (bounded time)."""
+    keys = tuple(f"aten::add.Tensor|float32|{n}" for n in ("rank0", "size1", "size0", "rank3_size0", "rank2"))
+    keys += tuple(f"aten::add.Tensor|float32|case{i}" for i in range(14))
+    crashing = {keys[2], keys[3], keys[12]}
+    monkeypatch.setattr(runner, "LOWERING_CRASH_STOPS_OPERATOR", False)
+    found = _lower_crashing(monkeypatch, keys, crashing)
+    assert sorted(k for k, r in found.items() if r.get("crash")) == sorted(crashing)
+    assert all(found[k].get("backends") == ["B"] for k in keys if k not in crashing), found
+    monkeypatch.setattr(runner, "LOWERING_CRASH_STOPS_OPERATOR", True)
+    found = _lower_crashing(monkeypatch, keys, crashing)
+    assert [k for k, r in found.items() if r.get("crash")] == [keys[2]]
+    assert sum("not_run" in r for r in found.values()) > 10

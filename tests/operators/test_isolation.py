@@ -75,3 +75,36 @@ def test_a_crash_on_the_first_case_of_an_operator_does_not_stop_the_others():
     assert found["aten::op1|float32|case0"] == "crashed"
     assert all(found[k] == "passed" for k in keys if not k.startswith("aten::op1|"))
     assert isolation.crashes == 2 and isolation.halted is None  # the batch, then op1's first case alone
+
+
+def test_without_stop_operator_each_crashing_case_is_named_and_the_others_run():
+    """Discovery (stop_operator False): every crashing case named, every other case run, in bounded crashes."""
+    keys = _keys(ops=4, cases=19)
+    crashing = {k for k in keys if k.endswith(("case2", "case3", "case12"))}
+    isolation = Isolation("lowering", stop_operator=False)
+    found: dict[str, str] = {}
+
+    def run(part: tuple[str, ...]) -> None:
+        part = tuple(k for k in part if k not in found)
+        if any(k in crashing for k in part):
+            isolation.crashed(part, "crashed with SIGSEGV")
+            if len(part) == 1:
+                found[part[0]] = "crashed"
+            else:
+                isolation.isolate(part, run)
+            return
+        isolation.passed()
+        found.update(dict.fromkeys(part, "passed"))
+
+    run(keys)
+    assert sorted(k for k, v in found.items() if v == "crashed") == sorted(crashing)
+    assert all(v == "passed" for k, v in found.items() if k not in crashing) and len(found) == len(keys)
+    assert isolation.halted is None and isolation.crashes <= 4 * 3 * (1 + math.ceil(math.log2(19))) + 1
+
+
+def test_a_timeout_stops_its_operator_even_without_stop_operator():
+    isolation = Isolation("lowering", stop_operator=False)
+    isolation.crashed(("aten::op0|float32|case0",), "crashed with SIGSEGV")
+    assert isolation.not_run_reason("aten::op0|float32|case1") is None
+    isolation.crashed(("aten::op0|float32|case2",), "timed out after 60 s", timed_out=True)
+    assert "timed out" in (isolation.not_run_reason("aten::op0|float32|case1") or "")
