@@ -45,6 +45,10 @@ class _Steps:
     path: str | None = None
     times: str | None = None
 
+    def __init__(self) -> None:
+        #: the ``vendor_call`` steps under way, outermost first
+        self.calls: list[str] = []
+
 
 _steps = _Steps()
 
@@ -63,6 +67,7 @@ def run(log_path: str, call: Callable[[], Any]) -> bytes:
     os.close(fd)
     _steps.path = log_path + STEPS_SUFFIX
     _steps.times = log_path + step_times.TIMES_SUFFIX
+    _steps.calls = []
     Path(log_path + PID_SUFFIX).write_text(str(os.getpid()))
     try:
         return pickle.dumps(call())
@@ -125,11 +130,19 @@ def one_line(exc: BaseException) -> str:
 
 
 def vendor_call(what: str, fn, *args, **kwargs):
-    """Calls the vendor's ``fn``; any exception becomes VendorError('<what> raised <Type>: <msg>')."""
+    """Calls the vendor's ``fn``; any exception becomes VendorError('<what> raised <Type>: <msg>'). Its step
+    lasts until ``fn`` ends: a call made inside another one's ``fn`` (a partitioner's partition() inside the
+    lowering) marks the enclosing call's step again when it ends, so that a crash after it (in the backend's
+    preprocess) is not said to be in it."""
     step(what)
+    _steps.calls.append(what)
     try:
         return fn(*args, **kwargs)
     except VendorError:
         raise
     except BaseException as exc:  # noqa: BLE001
         raise VendorError(f"{what} raised {one_line(exc)}") from None
+    finally:
+        _steps.calls.pop()
+        if _steps.calls:
+            step(f"{_steps.calls[-1]} (after {what} ended)")

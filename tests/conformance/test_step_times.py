@@ -91,6 +91,28 @@ def test_the_envelope_writes_each_step_with_its_start(tmp_path):
     assert len((tmp_path / f"task.log{step_times.TIMES_SUFFIX}").read_text().splitlines()) == 2
 
 
+def test_a_call_inside_another_gives_the_step_back_when_it_ends(tmp_path):
+    """A partitioner's partition() runs inside the lowering (vendor_call in vendor_call): once it returned, a
+    crash (Vela's, in the backend's preprocess) is in the lowering, not in partition(), and counts as lowering."""
+    from conformance.vendor.vendor_process import read_log
+
+    log = tmp_path / "task.log"
+    lowering = "lowering 2 operator cases with the backend's partitioners"
+    seen: list[str | None] = []
+
+    def task():
+        def lower():
+            vendor_envelope.vendor_call("EthosUPartitioner.partition()", lambda: None)
+            seen.append(read_log(log)[0])  # where a crash now would be said to be
+
+        vendor_envelope.vendor_call(lowering, lower)
+
+    vendor_envelope.run(str(log), task)
+    assert seen == [f"{lowering} (after EthosUPartitioner.partition() ended)"]
+    rows = (tmp_path / f"task.log{step_times.TIMES_SUFFIX}").read_text().splitlines()
+    assert kind(rows[-1].split("\t", 1)[1]) == "lowering"
+
+
 def test_a_check_records_its_vendor_processs_seconds(tmp_path):
     """A real vendor process of the reference backend lowers, loads and executes a sample for one check: the
     check records lowering, init and execute seconds, and the times files go with the task's other files."""
