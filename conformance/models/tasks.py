@@ -4,7 +4,9 @@
 its seed), runs it in eager PyTorch, exports it, lowers it with the backend's partitioners and
 serializes it; it counts the operator nodes of the lowered program: those inside a delegate of the
 backend (from each delegate's original subgraph), inside delegates of other backends, and left on
-ExecuTorch's CPU kernels (by operator).
+ExecuTorch's CPU kernels (by operator). For a backend that takes only quantized graphs
+(``quantized.every_sample``) the architecture is first quantized with the backend's quantizer, calibrated
+on its input (``conformance.vendor.sample_quantization``), and its eager outputs are the converted model's.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def lower_model(name: str) -> dict[str, Any]:
     model = MODELS[name]
     step(f"making and running model {name!r} in eager PyTorch")
     module, inputs = model.make()
+    module, quantized = _as_the_backend_takes_it(name, module, tuple(inputs))
     with torch.no_grad():
         out = module(*inputs)
     expected = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -75,4 +78,25 @@ def lower_model(name: str) -> dict[str, Any]:
     )
     placed = placement(edge.exported_program(), descriptor().backend_id)
     program = vendor_call(f"to_executorch() of model {name!r}", edge.to_executorch)
-    return {"pte": bytes(program.buffer), "inputs": pack(inputs), "expected": pack(expected), **placed}
+    return {
+        "pte": bytes(program.buffer),
+        "inputs": pack(inputs),
+        "expected": pack(expected),
+        **placed,
+        **quantized,
+    }
+
+
+def _as_the_backend_takes_it(name: str, module: Any, inputs: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+    """``module``, or for a backend whose ``quantized.every_sample`` is set the module quantized with its
+    quantizer, with ``quantizer`` (its type's name) and ``output_scale`` (the largest scale of the converted
+    outputs' dequantize, None when none has one) for the row."""
+    support = descriptor().quantized
+    if support is None or not support.every_sample:
+        return module, {}
+    from conformance.vendor.sample_quantization import every_sample_quantizer, output_scales, quantize
+
+    quantizer, kind = every_sample_quantizer()
+    converted = quantize(f"model {name!r}", module.eval(), [inputs], quantizer, kind)
+    scales = [s for s in output_scales(converted) if s is not None]
+    return converted, {"quantizer": kind, "output_scale": max(scales) if scales else None}

@@ -60,6 +60,8 @@ def test_a_whole_run_of_an_integer_only_backend_judges_its_samples_and_quantized
         "AOT-3,AOT-4,RT-3,RT-4,STATE-1,MTH-1,OPS-1,OPS-2,QNT-3",
         "--ops",
         "aten::add.Tensor",
+        "--models",
+        "resnet",
     )
     assert report is not None, output[-3000:]
     by_id = results_by_id(report)
@@ -73,6 +75,11 @@ def test_a_whole_run_of_an_integer_only_backend_judges_its_samples_and_quantized
     assert {"rank2", "bcast_row", "large"} <= names
     assert not names & {"inf_nan", "subnormal"}
     assert all(c["outcome"] in ("passed", "excluded") for c in row["case_results"]), row
+    # the model tier's architectures are quantized too, and judged against the converted model
+    (model,) = report["models"]
+    assert model["quantizer"].endswith(".ReferenceQuantizer"), model
+    assert model["output_scale"] > 0 and model["atol"] >= model["output_scale"], model
+    assert model["result"] == "matched" and model["delegated_nodes"] > 0, model
 
 
 def test_a_quantizer_that_is_not_one_fails_the_checks_that_lower_a_sample_with_the_reason(tmp_path):
