@@ -49,7 +49,7 @@ TEMPLATE_MACRO = "TEMPLATE_BACKEND"
 #: The executorch release the template is written for, at rest (pyproject.toml and the CI workflow).
 TEMPLATE_EXECUTORCH = "1.5.1"
 TEMPLATE_EXECUTORCH_REQUIREMENT = "executorch>=1.5,<1.6"
-TEMPLATE_KIT_REQUIREMENT = "executorch-backend-kit>=0.1.5,<0.2"
+TEMPLATE_KIT_REQUIREMENT = "executorch-backend-kit>=0.1.6,<0.2"
 
 #: The reusable workflow the generated CI calls, pinned by the commit of its last change
 #: (tests/ci/test_generated_workflow.py holds the file at that commit to the one in this checkout).

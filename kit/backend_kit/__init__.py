@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__version__ = "0.1.5"
+__version__ = "0.1.6"
 
 _HERE = Path(__file__).resolve().parent
 

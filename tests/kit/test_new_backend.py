@@ -238,8 +238,10 @@ def _runtime_checks_through_the_runner(tmp_path: Path) -> dict:
             "-G",
             "Ninja",
             f"-DCMAKE_MAKE_PROGRAM={BIN / 'ninja'}",
-            f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
-            f"-DRUNNER_BACKEND_LIBRARIES={site / 'kit_ci_backend' / 'lib' / 'libkit_ci_backend_runtime.so'}",
+            # the package's CMake package, as its README says (kit 0.1.6: CMAKE_PACKAGE)
+            f"-DCMAKE_PREFIX_PATH={site / 'executorch'};{site / 'kit_ci_backend'}",
+            "-DRUNNER_BACKEND_PACKAGE=KitCiBackend",
+            "-DRUNNER_BACKEND_TARGET=KitCiBackend::Backend",
         ],
         [BIN / "cmake", "--build", build],
     ]

@@ -74,7 +74,6 @@ def test_a_fresh_environment_with_the_two_wheels_certifies_a_generated_backend(t
     assert site != Path(sysconfig.get_paths()["purelib"])
     sources = _run([bin_dir / "python", "-m", "conformance.device_runner"], work, env).strip()
     build = work / "build" / "runner"
-    library = site / "wheel_vendor_backend" / "lib" / "libwheel_vendor_backend_runtime.so"
     _run(
         [
             bin_dir / "cmake",
@@ -84,8 +83,10 @@ def test_a_fresh_environment_with_the_two_wheels_certifies_a_generated_backend(t
             build,
             "-G",
             "Ninja",
-            f"-DCMAKE_PREFIX_PATH={site / 'executorch'}",
-            f"-DRUNNER_BACKEND_LIBRARIES={library}",
+            # the generated package's own CMake package (kit 0.1.6), as its README says
+            f"-DCMAKE_PREFIX_PATH={site / 'executorch'};{site / 'wheel_vendor_backend'}",
+            f"-DRUNNER_BACKEND_PACKAGE={BACKEND}",
+            f"-DRUNNER_BACKEND_TARGET={BACKEND}::Backend",
         ],
         work,
         env,

@@ -20,6 +20,13 @@
 #       [PACKAGE <python package>]      install below <prefix>/<package>/lib; default <target>
 #       [DESTINATION <dir>]             or exactly this directory below the prefix
 #       [EXPORT <export set>]           passed to install(TARGETS)
+#       [CMAKE_PACKAGE <Name>]          (kit 0.1.6) also install a CMake package: find_package(<Name>
+#                                       CONFIG) gives <Name>::Backend, the library, kept NEEDED under
+#                                       --as-needed since loading it is what registers the backend;
+#                                       it refuses an executorch of another minor release. Installed
+#                                       in <package>/lib/cmake/<Name>; the conformance runner links
+#                                       it with -DRUNNER_BACKEND_PACKAGE=<Name>
+#                                       -DRUNNER_BACKEND_TARGET=<Name>::Backend (docs/device-runner.md)
 #       [IDENTITY <version.py>]         the package's version module (kit 0.1.4): backend_kit.identity
 #                                       generates backend_identity.h from it (and from OPS <ops.py>,
 #                                       the operator table, if given) at configure time, on the
@@ -35,7 +42,7 @@
 cmake_minimum_required(VERSION 3.24)
 include_guard(GLOBAL)
 
-set(BACKEND_KIT_VERSION "0.1.5")
+set(BACKEND_KIT_VERSION "0.1.6")
 get_filename_component(BACKEND_KIT_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../include" ABSOLUTE)
 set(_BACKEND_KIT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -162,9 +169,17 @@ function(_backend_kit_identity target version_py ops_py out_dir out_version)
 endfunction()
 
 function(backend_kit_add_backend target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "VERSION;PACKAGE;DESTINATION;EXPORT;IDENTITY;OPS" "SOURCES;BUILD_INFO")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "VERSION;PACKAGE;DESTINATION;EXPORT;IDENTITY;OPS;CMAKE_PACKAGE" "SOURCES;BUILD_INFO")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "backend_kit_add_backend(${target}): SOURCES is required")
+  endif()
+  if(ARG_CMAKE_PACKAGE AND ARG_EXPORT)
+    message(FATAL_ERROR "backend_kit_add_backend(${target}): give EXPORT or CMAKE_PACKAGE, not both "
+                        "(CMAKE_PACKAGE installs its own export set, ${ARG_CMAKE_PACKAGE}Targets)")
+  endif()
+  if(ARG_CMAKE_PACKAGE AND NOT ARG_CMAKE_PACKAGE MATCHES "^[A-Za-z][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "backend_kit_add_backend(${target}): CMAKE_PACKAGE '${ARG_CMAKE_PACKAGE}' is not a "
+                        "CMake package name (a letter, then letters, digits or _)")
   endif()
   if(ARG_OPS AND NOT ARG_IDENTITY)
     message(FATAL_ERROR "backend_kit_add_backend(${target}): OPS needs IDENTITY")
@@ -221,10 +236,52 @@ function(backend_kit_add_backend target)
   file(GENERATE OUTPUT "$<TARGET_FILE_DIR:${target}>/build_info.json" CONTENT "${_info}")
   file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_build_info/build_info.json" CONTENT "${_info}")
 
-  if(ARG_EXPORT)
+  if(ARG_CMAKE_PACKAGE)
+    _backend_kit_cmake_package(${target} ${ARG_CMAKE_PACKAGE} "${ARG_VERSION}" "${ARG_DESTINATION}")
+  elseif(ARG_EXPORT)
     install(TARGETS ${target} EXPORT ${ARG_EXPORT} LIBRARY DESTINATION "${ARG_DESTINATION}")
   else()
     install(TARGETS ${target} LIBRARY DESTINATION "${ARG_DESTINATION}")
   endif()
   install(FILES "${CMAKE_CURRENT_BINARY_DIR}/${target}_build_info/build_info.json" DESTINATION "${ARG_DESTINATION}")
+endfunction()
+
+# The CMake package of backend_kit_add_backend(... CMAKE_PACKAGE <name>): <name>::Backend (an alias in
+# the build tree too), its targets file, a config that finds executorch and refuses another minor
+# release than the one built against, and a version file (same minor).
+function(_backend_kit_cmake_package target name version destination)
+  include(CMakePackageConfigHelpers)
+  add_library(${name}::Backend ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME Backend)
+  set(_dir "${destination}/cmake/${name}")
+  install(TARGETS ${target} EXPORT ${name}Targets LIBRARY DESTINATION "${destination}")
+  install(EXPORT ${name}Targets NAMESPACE ${name}:: DESTINATION "${_dir}")
+  set(_built "${EXECUTORCH_BUILD_VERSION}")
+  set(_config "${CMAKE_CURRENT_BINARY_DIR}/${target}_package/${name}Config.cmake")
+  file(CONFIGURE OUTPUT "${_config}" @ONLY CONTENT [=[
+# find_package(@name@ CONFIG) gives @name@::Backend: the backend's shared library, which registers the
+# backend when it is loaded (made by the executorch-backend-kit's backend_kit_add_backend).
+include(CMakeFindDependencyMacro)
+find_dependency(executorch CONFIG)
+string(REGEX MATCH "^[0-9]+\.[0-9]+" _built_minor "@_built@")
+string(REGEX MATCH "^[0-9]+\.[0-9]+" _found_minor "${EXECUTORCH_BUILD_VERSION}")
+if(NOT _built_minor STREQUAL _found_minor)
+  set(@name@_FOUND FALSE)
+  set(@name@_NOT_FOUND_MESSAGE "@name@ @version@ was built for executorch @_built@, but this project uses executorch ${EXECUTORCH_BUILD_VERSION} (${executorch_DIR}): a backend library works only with the executorch minor release it was built for. Rebuild it against this executorch, or point CMAKE_PREFIX_PATH at executorch ${_built_minor}.x.")
+  return()
+endif()
+include("${CMAKE_CURRENT_LIST_DIR}/@name@Targets.cmake")
+# Nothing calls into the library (loading it registers the backend): keep it NEEDED under --as-needed.
+if(NOT APPLE AND NOT WIN32)
+  get_target_property(_configs @name@::Backend IMPORTED_CONFIGURATIONS)
+  list(GET _configs 0 _config)
+  get_target_property(_location @name@::Backend IMPORTED_LOCATION_${_config})
+  set_property(TARGET @name@::Backend APPEND PROPERTY INTERFACE_LINK_OPTIONS
+    "LINKER:--push-state,--no-as-needed,${_location},--pop-state")
+endif()
+]=])
+  write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/${target}_package/${name}ConfigVersion.cmake"
+    VERSION "${version}" COMPATIBILITY SameMinorVersion)
+  install(FILES "${_config}" "${CMAKE_CURRENT_BINARY_DIR}/${target}_package/${name}ConfigVersion.cmake"
+    DESTINATION "${_dir}")
 endfunction()

@@ -1,6 +1,6 @@
 # Compatible when the major.minor match and the requested patch is not newer
 # (the kit's CMake signature is stable within a minor, docs/contract.md).
-set(PACKAGE_VERSION "0.1.5")
+set(PACKAGE_VERSION "0.1.6")
 if(NOT PACKAGE_FIND_VERSION)
   set(PACKAGE_VERSION_COMPATIBLE TRUE)
 elseif(PACKAGE_FIND_VERSION_MAJOR EQUAL 0 AND PACKAGE_FIND_VERSION_MINOR EQUAL 1
