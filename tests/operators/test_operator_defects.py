@@ -184,6 +184,12 @@ def test_reference_backend_passes_every_declared_operator(tmp_path):
     assert "no corpus cases" not in results["OPS-2"]["reason"], results["OPS-2"]
     assert "need not be delegated" not in results["OPS-2"]["reason"], results["OPS-2"]
     assert "not delegated were not run (OPS-1 says why)" in results["OPS-2"]["reason"]
+    # the cases OPS-1 says were delegated are the delegated ones, not those declared unsupported too
+    delegated = sum(row["delegated"] for row in report["operators"])
+    assert (
+        f"; {delegated} cases of {len(report['operators'])} operator/dtype pairs delegated"
+        in (results["OPS-1"]["reason"])
+    ), (delegated, results["OPS-1"]["reason"])
     for row in report["operators"]:
         if row["op"].startswith("quantized_decomposed::dequantize"):
             assert row["cases"] == 0, row
