@@ -380,6 +380,13 @@ class BackendDescriptor:
         """The deprecated forms this descriptor uses, each message naming its replacement."""
         return tuple(getattr(self, "_deprecations", ()))
 
+    @property
+    def quantizes_every_sample(self) -> bool:
+        """Whether the suite quantizes every sample and every float corpus case of a ``quantized_only``
+        operator with the backend's quantizer before lowering it (``quantized.every_sample``). The one
+        reading of that field: every caller asks this (``tests/layering/test_every_sample_owner.py``)."""
+        return self.quantized is not None and self.quantized.every_sample
+
     def sample(self, name: str) -> SampleModel:
         for model in self.sample_models:
             if model.name == name:

@@ -91,12 +91,13 @@ def _as_the_backend_takes_it(name: str, module: Any, inputs: tuple[Any, ...]) ->
     """``module``, or for a backend whose ``quantized.every_sample`` is set the module quantized with its
     quantizer, with ``quantizer`` (its type's name) and ``output_scale`` (the largest scale of the converted
     outputs' dequantize, None when none has one) for the row."""
-    support = descriptor().quantized
-    if support is None or not support.every_sample:
+    if not descriptor().quantizes_every_sample:
         return module, {}
-    from conformance.vendor.sample_quantization import every_sample_quantizer, output_scales, quantize
+    from conformance.vendor.sample_quantization import as_the_backend_takes_it
 
-    quantizer, kind = every_sample_quantizer()
-    converted = quantize(f"model {name!r}", module.eval(), [inputs], quantizer, kind)
-    scales = [s for s in output_scales(converted) if s is not None]
-    return converted, {"quantizer": kind, "output_scale": max(scales) if scales else None}
+    quantized = as_the_backend_takes_it(f"model {name!r}", module.eval(), [inputs])
+    scales = [s for s in quantized.output_scales if s is not None]
+    return quantized.module, {
+        "quantizer": quantized.quantizer,
+        "output_scale": max(scales) if scales else None,
+    }

@@ -172,7 +172,7 @@ def planned(ctx: Context) -> list[tuple[Case, bool]]:
     # A backend whose samples are all quantized (quantized.every_sample) is judged on the float cases of its
     # quantized_only operators quantized by its own quantizer (operators/tasks.py), not on the corpus's
     # hand-made quantized patterns; another backend runs only those patterns of such operators.
-    every_sample = quantized is not None and quantized.every_sample
+    every_sample = ctx.descriptor.quantizes_every_sample
     out = []
     for op, dtype in selected_pairs(ctx):
         declaration = ctx.descriptor.operators[op]

@@ -446,10 +446,9 @@ def quantized_by_backend(descriptor: Any, case: Any) -> bool:
     case of an operator the backend declares in quantized patterns (``OperatorSupport.in_quantized_patterns``),
     for a backend whose samples are all quantized (``quantized.every_sample``). The runner (which cases run,
     how they are batched) and the vendor process (``operators/tasks.py``, how a batch is made) both ask this."""
-    quantized, operators = descriptor.quantized, descriptor.operators
+    operators = descriptor.operators
     return (
-        quantized is not None
-        and quantized.every_sample
+        descriptor.quantizes_every_sample
         and "quantized" not in case.traits
         and case.op in operators
         and operators[case.op].quantized_only

@@ -171,18 +171,16 @@ def _quantized_batch(batch: Any, flat_inputs: list[Any], per_case: list[dict[str
     quantizer's name, and ``max_steps`` steps of its outputs' scales as its tolerance."""
     import torch
 
-    from conformance.vendor.sample_quantization import every_sample_quantizer, output_scales, quantize
+    from conformance.vendor.sample_quantization import as_the_backend_takes_it
 
-    quantizer, kind = every_sample_quantizer()
-    what = f"{len(per_case)} operator case(s)"
-    converted = quantize(what, batch, [tuple(flat_inputs)], quantizer, kind)
+    quantized = as_the_backend_takes_it(f"{len(per_case)} operator case(s)", batch, [tuple(flat_inputs)])
+    converted, scales = quantized.module, quantized.output_scales
     with torch.no_grad():
         outputs = _flat(converted(*flat_inputs))
-    scales = output_scales(converted)
     steps = float(descriptor().quantized.max_steps)
     for record, (start, stop) in zip(per_case, ranges):
         record["expected"] = outputs[start:stop]
-        record["quantized_with"] = kind.rsplit(".", 1)[-1]
+        record["quantized_with"] = quantized.quantizer.rsplit(".", 1)[-1]
         mine = [x for x in scales[start:stop] if x is not None]
         if mine and len(mine) == stop - start:
             # max_steps steps of the output's scale; the float32 rounding of dequantized values (a few units

@@ -9,6 +9,7 @@ flows) has every sample quantized with it before the other checks lower it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from backend_kit.aot import schema_name
@@ -33,16 +34,29 @@ def made_quantizer() -> tuple[Any, str, bool]:
     return quantizer, kind, isinstance(quantizer, Quantizer)
 
 
-def every_sample_quantizer() -> tuple[Any, str]:
-    """A fresh quantizer and its type's name, for a backend whose ``quantized.every_sample`` has the suite
-    quantize its samples and corpus cases; VendorError naming the type when it is not a PT2E Quantizer."""
+@dataclass(frozen=True)
+class AsTheBackendTakesIt:
+    """A module quantized for a backend whose ``quantized.every_sample`` is set: the converted graph module,
+    the quantizer's qualified type name, and the scale of each output's dequantize (None where it has none)."""
+
+    module: Any
+    quantizer: str
+    output_scales: list[float | None]
+
+
+def as_the_backend_takes_it(what: str, module: Any, batches: list[tuple[Any, ...]]) -> AsTheBackendTakesIt:
+    """``module`` (``what`` names it in messages) quantized with a fresh quantizer from the descriptor and
+    calibrated on ``batches``: what a backend that takes only quantized graphs is given, for a sample, a model
+    of the model tier and a batch of corpus cases alike. VendorError naming the type when the quantizer is not
+    a PT2E Quantizer."""
     quantizer, kind, is_quantizer = made_quantizer()
     if not is_quantizer:
         raise VendorError(
             f"quantized.every_sample is set, but quantized.make_quantizer() returned {kind}, which is not a "
             "torchao PT2E Quantizer (torchao.quantization.pt2e.quantizer.Quantizer)"
         )
-    return quantizer, kind
+    converted = quantize(what, module, batches, quantizer, kind)
+    return AsTheBackendTakesIt(converted, kind, output_scales(converted))
 
 
 def calibration_batches(name: str, inputs: tuple[Any, ...]) -> list[tuple[Any, ...]]:

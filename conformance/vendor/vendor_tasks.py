@@ -65,23 +65,15 @@ def made_sample(name: str) -> tuple[Any, tuple[Any, ...]]:
     """(module, inputs) of a sample model as the checks lower it: its float module, or, for a backend that
     declares ``quantized.every_sample``, that module quantized with the declared quantizer
     (``conformance.vendor.sample_quantization``). Made once per process."""
-    quantized = descriptor().quantized
-    if quantized is None or not quantized.every_sample:
+    if not descriptor().quantizes_every_sample:
         return float_sample(name)
     if name not in _held.quantized_samples:
-        from conformance.vendor.sample_quantization import (
-            calibration_batches,
-            every_sample_quantizer,
-            quantize,
-        )
+        from conformance.vendor.sample_quantization import as_the_backend_takes_it, calibration_batches
 
         module, inputs = float_sample(name)
-        quantizer, kind = every_sample_quantizer()
         batches = calibration_batches(name, inputs)
-        _held.quantized_samples[name] = (
-            quantize(f"sample model {name!r}", module, batches, quantizer, kind),
-            inputs,
-        )
+        quantized = as_the_backend_takes_it(f"sample model {name!r}", module, batches)
+        _held.quantized_samples[name] = (quantized.module, inputs)
     return _held.quantized_samples[name]
 
 
