@@ -14,6 +14,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from conformance.byte_sizes import byte_size
+
 
 class NotARegularFile(OSError):
     """A path a command reads is a FIFO, a device, a socket or a directory; the message names which."""
@@ -69,14 +71,6 @@ class FileTooLarge(OSError):
         told = f"is {byte_size(size)}" if size is not None else "holds"
         super().__init__(f"{path} {told}, more than the {byte_size(limit)} read; not read")
         self.size, self.limit = size, limit
-
-
-def byte_size(n: int) -> str:
-    """``n`` bytes as a person reads it: '64 MiB', '1.5 KiB', '12 bytes'."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
-    return f"{n} bytes"
 
 
 def read_bounded(path: str | os.PathLike[str], max_bytes: int) -> bytes:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
+
+from conformance.byte_sizes import byte_size, parse_bytes
 
 #: The variable that sets a smaller boundary ("16MiB", "2GiB", or bytes); unset: 2^32.
 ENV = "EXECUTORCH_CONFORMANCE_LARGE_WEIGHTS"
@@ -38,8 +39,6 @@ MAX_BOUNDARY = 1 << 33
 #: vendor process's own (torch, executorch) besides.
 PEAK_PER_WEIGHT_BYTE = 3.5
 BASE_BYTES = 1 << 30
-
-_UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}
 
 
 class SizeError(ValueError):
@@ -86,24 +85,19 @@ def needed_bytes(boundary: int) -> int:
     return int(PEAK_PER_WEIGHT_BYTE * LAYERS * boundary / 16) + BASE_BYTES
 
 
-def show(n: int) -> str:
-    """``n`` bytes in GiB (from 1 GiB) or MiB."""
-    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
-
-
 def show_boundary(n: int) -> str:
     """A boundary as 2^k from 1 GiB (the offsets' bits), else in MiB."""
-    return f"2^{n.bit_length() - 1}" if n >= 1 << 30 else show(n)
+    return f"2^{n.bit_length() - 1}" if n >= 1 << 30 else byte_size(n)
 
 
 def parse(text: str) -> int:
     """The boundary ``text`` names ("16MiB", "2 GiB", "4294967296"); SizeError otherwise."""
-    match = re.fullmatch(r"\s*(\d+)\s*([KMG]iB|B)?\s*", text, re.IGNORECASE)
-    if match is None:
+    try:
+        value = parse_bytes(text)
+    except ValueError:
         raise SizeError(
             f"{ENV}={text!r} is not a size: give a power of two from 1MiB to 8GiB, such as 16MiB or 4GiB"
-        )
-    value = int(match.group(1)) * _UNITS[(match.group(2) or "").lower()]
+        ) from None
     if value & (value - 1) or not MIN_BOUNDARY <= value <= MAX_BOUNDARY:
         raise SizeError(f"{ENV}={text!r} is {value} bytes: give a power of two from 1MiB to 8GiB")
     return value
@@ -123,11 +117,11 @@ def choose(available: int | None, environ: dict[str, str] | None = None) -> Size
     if size.boundary > SIGNED_BOUNDARY and needed_bytes(SIGNED_BOUNDARY) <= available:
         return Size(
             SIGNED_BOUNDARY,
-            scaled=f"this machine leaves {show(available)} for the vendor process; {show_boundary(size.boundary)} needs "
-            f"{show(size.needed_bytes)}",
+            scaled=f"this machine leaves {byte_size(available)} for the vendor process; {show_boundary(size.boundary)} needs "
+            f"{byte_size(size.needed_bytes)}",
         )
     raise SizeError(
-        f"the program crossing {show_boundary(size.boundary)} needs {show(size.needed_bytes)} of memory and this machine "
-        f"leaves {show(available)} for the vendor process; run on a larger machine (a certifier's crosses 2^32: "
-        f"{show(needed_bytes(FULL_BOUNDARY))}), or set {ENV} to a smaller power of two for a quick run"
+        f"the program crossing {show_boundary(size.boundary)} needs {byte_size(size.needed_bytes)} of memory and this machine "
+        f"leaves {byte_size(available)} for the vendor process; run on a larger machine (a certifier's crosses 2^32: "
+        f"{byte_size(needed_bytes(FULL_BOUNDARY))}), or set {ENV} to a smaller power of two for a quick run"
     )

@@ -10,7 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from conformance.input_files import FileTooLarge, NotARegularFile, byte_size, read_bounded
+from conformance.byte_sizes import byte_size
+from conformance.input_files import FileTooLarge, NotARegularFile, read_bounded
 
 #: verify and badge read at most this many bytes of a file.
 MAX_READ_BYTES = 64 * 1024 * 1024

@@ -16,6 +16,7 @@ import flatbuffers
 from flatbuffers.table import Table
 
 from conformance import large_weights
+from conformance.byte_sizes import byte_size
 from conformance.context import Context, NamedDataLowered
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
 from conformance.probes import assert_outputs_close
@@ -299,16 +300,14 @@ def _choose_plan(ctx: Context) -> tuple[large_weights.Size, Path]:
     free = shutil.disk_usage(ctx.scratch_dir()).free
     if free < size.total_bytes + (256 << 20):
         raise SuiteCannotRun(
-            f"NDATA-5 writes a .ptd of {large_weights.show(size.total_bytes)} into {ctx.scratch_dir()}, where "
-            f"{large_weights.show(free)} is free; point TMPDIR at a larger disk"
+            f"NDATA-5 writes a .ptd of {byte_size(size.total_bytes)} into {ctx.scratch_dir()}, where "
+            f"{byte_size(free)} is free; point TMPDIR at a larger disk"
         )
     return size, ctx.scratch_dir() / "large_weights"
 
 
 def _describe_program(size: large_weights.Size) -> str:
-    return (
-        f"the large-weights program ({large_weights.LAYERS} linears, {large_weights.show(size.total_bytes)})"
-    )
+    return f"the large-weights program ({large_weights.LAYERS} linears, {byte_size(size.total_bytes)})"
 
 
 def _lower_large_weights(ctx: Context, size: large_weights.Size, out: Path, start: bool = False) -> Any:
@@ -417,7 +416,7 @@ def _judge_large_weights(ctx: Context, size: large_weights.Size, out: Path) -> s
             "keeps an offset or a size of the named data in 32 bits reads other weights there"
         )
     crossed = (
-        f"{data_file.name} of {large_weights.show(size.total_bytes)}, {len(past)} named blob(s) past "
+        f"{data_file.name} of {byte_size(size.total_bytes)}, {len(past)} named blob(s) past "
         f"{large_weights.show_boundary(size.boundary)}"
     )
     if size.scaled:

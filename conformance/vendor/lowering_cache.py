@@ -33,6 +33,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from conformance.byte_sizes import parse_bytes
 from conformance.outcomes import CheckFailed
 from conformance.vendor import task_registry as tasks
 from conformance.vendor.vendor_process import load_result
@@ -80,21 +81,11 @@ def default_dir() -> Path:
     return Path(base) / "executorch-conformance" / "lowerings"
 
 
-def parse_size(text: str) -> int:
-    """'2G', '512M', '1000' as bytes; ValueError for anything else."""
-    text = text.strip().upper().removesuffix("B").removesuffix("I")
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-    value = float(text[:-1] if scale > 1 else text)
-    if value < 0:
-        raise ValueError(text)
-    return int(value * scale)
-
-
 def default_max_bytes() -> int:
     given = os.environ.get(MAX_BYTES_ENV)
     if given:
         try:
-            return parse_size(given)
+            return parse_bytes(given)
         except ValueError:
             pass  # a malformed bound is the default bound, not a failed run
     return DEFAULT_MAX_BYTES

@@ -4,11 +4,13 @@ that reads a capped file through it refusing a file one byte over its cap, namin
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from conformance.input_files import FileTooLarge, NotARegularFile, byte_size, read_bounded
+from conformance.byte_sizes import byte_size, parse_bytes
+from conformance.input_files import FileTooLarge, NotARegularFile, read_bounded
 
 
 def test_a_file_at_the_limit_is_read_whole(tmp_path: Path):
@@ -38,6 +40,34 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path):
 )
 def test_byte_sizes_read_as_a_person_says_them(n: int, text: str):
     assert byte_size(n) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "n"),
+    [
+        ("4096", 4096),
+        ("16MiB", 16 << 20),
+        ("2 gib", 2 << 30),
+        ("2G", 2 << 30),
+        ("512m", 512 << 20),
+        ("1.5K", 1536),
+        ("100B", 100),
+        ("3 GB", 3 << 30),
+    ],
+)
+def test_sizes_parse_as_people_write_them(text: str, n: int):
+    assert parse_bytes(text) == n
+
+
+@pytest.mark.parametrize("text", ["", "lots", "-4G", "4T", "4 ib", "1.G", "G"])
+def test_a_size_that_is_none_is_refused_naming_the_text(text: str):
+    with pytest.raises(ValueError, match=re.escape(repr(text))):
+        parse_bytes(text)
+
+
+def test_every_size_shown_parses_back_to_itself():
+    for n in (12, 1536, 64 << 20, 4 << 30, 17 << 30):
+        assert parse_bytes(byte_size(n).replace(" bytes", "")) == n
 
 
 def test_each_capped_reader_refuses_one_byte_over_its_cap(tmp_path: Path):

@@ -21,6 +21,7 @@ MAY_IMPORT_ONLY: dict[str, tuple[str, ...]] = {
         "conformance.judge",
         "conformance.fx_names",
         "conformance.large_weights",
+        "conformance.byte_sizes",
     ),
     # the judging process's isolated start (conformance/judge/__init__.py): everything may import it
     "conformance.judge": (),
