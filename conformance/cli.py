@@ -94,6 +94,10 @@ def _run(args: argparse.Namespace) -> int:
             )
             handed.append(HandedClaim(options.previous_report, claim))
         options = dataclasses.replace(options, report=str(report_dir / "report.json"), runner=runner)
+        if options.target is not None and runner is not None:
+            from conformance.run.target_option import CheckedRunner
+
+            handed.append(CheckedRunner(options.target, runner))
         return _run_pytest(args, options, handed, report_dir, log, output_to)
     finally:
         prepared.discard()

@@ -33,7 +33,7 @@ from conformance.run.certify_plugins import refuse_foreign_plugins
 from conformance.run.check_reports import AFTER_THE_LAST_TASK, check_id_of
 from conformance.run.check_results import CheckResults
 from conformance.run.run_options import OptionsError, RunOptions
-from conformance.run.target_option import checked_runner
+from conformance.run.target_option import runner_of
 from conformance.vendor.remote_descriptor import Prepared, describe, from_info
 from conformance.vendor.vendor_process import VendorProcess
 from conformance.version import SUITE_VERSION
@@ -201,7 +201,7 @@ class ConformanceRun:
         self.selected = options.selected
         self.models = options.model_names
         try:
-            self.runner = checked_runner(options)
+            self.runner = runner_of(config.pluginmanager.get_plugins(), options)
         except OptionsError as exc:
             self.close()
             raise pytest.UsageError(str(exc)) from None

@@ -4,6 +4,9 @@ Every message spells the options as the entry point that was used does (``RunOpt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from conformance.run.run_options import OptionsError, RunOptions
 
 #: How long reaching the target once may take, in seconds.
@@ -43,3 +46,32 @@ def checked_runner(options: RunOptions, reach: bool = False) -> str | None:
     except TargetError as exc:
         raise OptionsError(str(exc)) from None
     return str(runner)
+
+
+@dataclass(frozen=True)
+class CheckedRunner:
+    """A runner ``executorch-conformance run`` has checked (and reached the target with) before anything
+    started, handed to the pytest session it starts in the same process as a plugin object of
+    ``pytest.main``, so that the plugin does not open the target again to check it a second time; the plugin
+    checks the options itself when nothing was handed (a plain pytest run, an xdist worker)."""
+
+    target: str
+    runner: str
+
+    @staticmethod
+    def find(plugins: Any, options: RunOptions) -> str | None:
+        """The runner handed for ``options``' target and runner among ``plugins``, or None."""
+        return next(
+            (
+                p.runner
+                for p in plugins
+                if isinstance(p, CheckedRunner) and (p.target, p.runner) == (options.target, options.runner)
+            ),
+            None,
+        )
+
+
+def runner_of(plugins: Any, options: RunOptions) -> str | None:
+    """The runner of a run with ``options``: the one handed among ``plugins`` if the command line checked it,
+    else ``checked_runner(options)``; OptionsError as there."""
+    return CheckedRunner.find(plugins, options) or checked_runner(options)

@@ -179,3 +179,17 @@ def test_no_entry_point_validates_an_option_itself():
 def test_the_cli_rewrites_no_message():
     source = (Path(conformance.__file__).parent / "cli.py").read_text()
     assert '.replace("--et-' not in source and "MAX_TIMEOUT_S" not in source
+
+
+def test_a_runner_the_command_line_checked_is_not_checked_again(tmp_path):
+    """``run`` checks --target/--runner once (reaching the target) and hands the result to the session it
+    starts; the plugin uses what was handed for the same options and checks the options itself otherwise."""
+    from conformance.run.target_option import CheckedRunner, runner_of
+
+    gone = str(tmp_path / "no-runner-here")  # what the plugin would refuse if it checked again
+    options = RunOptions(backend="ReferenceBackend", target="local", runner=gone, entry="pytest")
+    assert runner_of([object(), CheckedRunner("local", gone)], options) == gone
+    with pytest.raises(OptionsError, match=r"no runner at .*no-runner-here"):
+        runner_of([CheckedRunner("local", str(tmp_path / "another"))], options)  # handed for other options
+    with pytest.raises(OptionsError, match=r"no runner at .*no-runner-here"):
+        runner_of([], options)  # plain pytest: nothing handed
