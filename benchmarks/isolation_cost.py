@@ -36,7 +36,7 @@ def main() -> None:
     from executorch.runtime import Runtime
 
     from conformance.context import Context
-    from conformance.vendor.vendor_process import VendorProcess
+    from conformance.vendor.process import VendorProcess
     from reference_backend.conformance import DESCRIPTOR
     from reference_backend.runtime import load_runtime
 

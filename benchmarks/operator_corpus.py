@@ -61,13 +61,13 @@ def main() -> int:
     args = parser.parse_args()
 
     from conformance.context import Context
-    from conformance.vendor import vendor_interpreter
+    from conformance.vendor import interpreter as vendor_interpreter
 
     if args.vendor_python:
         vendor_interpreter.use(vendor_interpreter.probe(args.vendor_python))
     from conformance.descriptor import load_descriptor
     from conformance.operators import OperatorSupport, corpus, runner
-    from conformance.vendor.vendor_process import VendorProcess
+    from conformance.vendor.process import VendorProcess
 
     lowerings: list[int] = []  # the cases of each lowering, in any vendor process
     call = VendorProcess.call

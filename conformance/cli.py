@@ -64,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
     report_dir.mkdir(parents=True, exist_ok=True)
     log = report_dir / "output.log"  # what pytest and third-party code print during the run
     log.unlink(missing_ok=True)
-    from conformance.judge.judge_environment import removed_note
+    from conformance.judge.environment import removed_note
 
     note = removed_note("run")  # the log, not the terminal: the vendor process still has them
     if note:
@@ -354,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The commands that judge: they run in the isolated judging process (conformance/judge/judge_environment.py).
+#: The commands that judge: they run in the isolated judging process (conformance/judge/environment.py).
 JUDGING_COMMANDS = frozenset({"run", "verify", "badge", "sign", "release-grid", "reproduce"})
 
 
@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    from conformance.judge import judge_environment
+    from conformance.judge import environment as judge_environment
 
     if program and args.command in JUDGING_COMMANDS and not judge_environment.is_isolated():
         judge_environment.reexec(argv)  # never returns

@@ -40,8 +40,8 @@ from conformance.targets.runtime import TargetRuntime
 from conformance.vendor import lowering_cache, step_times
 from conformance.vendor import task_registry as tasks
 from conformance.vendor.lowering_cache import LoweringCache
-from conformance.vendor.vendor_process import VendorProcess, quote_log
-from conformance.vendor.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor.process import VendorProcess, quote_log
+from conformance.vendor.records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 __all__ = ["Context", "Lowering", "Memo", "NamedDataLowered", "PartitionRecord", "RuntimeLoad", "Sample"]
 
@@ -633,7 +633,7 @@ class Context:
     def execute_repeatedly(
         self, programs: list[tuple[str, bytes]], rounds: list[dict[str, list[Any]]], copies: int
     ) -> dict[tuple[str, int, int], list[Any]]:
-        """Outputs by (sample, copy, round); see vendor_tasks.execute_repeatedly."""
+        """Outputs by (sample, copy, round); see core_tasks.execute_repeatedly."""
         self.require_runtime()
         packed = [{name: pack(list(inputs)) for name, inputs in r.items()} for r in rounds]
         result, log = self.call(

@@ -67,7 +67,7 @@ DEPRECATIONS: dict[str, Deprecation] = {
 
 
 def _release(version: str) -> tuple[int, ...]:
-    from conformance.versions import release
+    from conformance.version_numbers import release
 
     return release(version)
 

@@ -183,14 +183,14 @@ def _executorch_release() -> tuple[int, int, int]:
             "executorch is not installed in this environment; the backend is generated for the installed "
             "release (pip install executorch)"
         ) from None
-    from conformance.versions import version_triple
+    from conformance.version_numbers import version_triple
 
     return version_triple(text)
 
 
 def _kit_requirement() -> str:
     import backend_kit
-    from conformance.versions import version_triple
+    from conformance.version_numbers import version_triple
 
     major, minor, patch = version_triple(backend_kit.__version__)
     return f"executorch-backend-kit>={major}.{minor}.{patch},<{major}.{minor + 1}"

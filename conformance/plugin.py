@@ -34,8 +34,8 @@ from conformance.run.check_reports import AFTER_THE_LAST_TASK, check_id_of
 from conformance.run.check_results import CheckResults
 from conformance.run.run_options import OptionsError, RunOptions
 from conformance.run.target_option import runner_of
+from conformance.vendor.process import VendorProcess
 from conformance.vendor.remote_descriptor import Prepared, describe, from_info
-from conformance.vendor.vendor_process import VendorProcess
 from conformance.version import SUITE_VERSION
 
 RUN_KEY = pytest.StashKey["ConformanceRun"]()
@@ -109,7 +109,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from conformance.judge.judge_environment import worker_python
+    from conformance.judge.environment import worker_python
 
     python = worker_python()
     if python and getattr(config.option, "tx", None):  # xdist's popen workers judge too: isolated as well
@@ -134,7 +134,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[RUN_KEY]
         del config.stash[OPTIONS_KEY]
         config.pluginmanager.unregister(run)
-        from conformance.vendor import vendor_interpreter
+        from conformance.vendor import interpreter as vendor_interpreter
 
         vendor_interpreter.use(None)
 

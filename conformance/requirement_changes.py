@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from conformance.versions import release as release_numbers
+from conformance.version_numbers import release as release_numbers
 
 
 @dataclasses.dataclass(frozen=True)

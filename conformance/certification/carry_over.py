@@ -25,7 +25,7 @@ from typing import Any
 
 from conformance.outcomes import FAILED, MUST, PASSED
 from conformance.requirement_changes import grace
-from conformance.versions import release as release_numbers
+from conformance.version_numbers import release as release_numbers
 
 #: The verdicts of a claim.
 CLAIMED = ("conformant", "certified")

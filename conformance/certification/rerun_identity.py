@@ -22,8 +22,8 @@ def installed_backend(spec: str, timeout: float = DESCRIBE_TIMEOUT_S) -> dict[st
     """The ``backend`` section a run of ``spec`` would write here: id, distribution, version,
     installed_version and runtime_libraries (path, sha256). DescriptorError if it cannot be loaded."""
     from conformance.report.building import _version_of, runtime_libraries
+    from conformance.vendor.process import VendorProcess
     from conformance.vendor.remote_descriptor import describe
-    from conformance.vendor.vendor_process import VendorProcess
 
     with tempfile.TemporaryDirectory(prefix="conformance-rerun-identity-") as tmp:
         vendor = VendorProcess(spec, Path(tmp), Path(tmp) / "vendor-process.log")

@@ -6,7 +6,7 @@ from conformance.context import Context
 from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.outcomes import CheckFailed, ensure
 from conformance.registry import check
-from conformance.versions import version_triple
+from conformance.version_numbers import version_triple
 
 
 def headers(ctx: Context):

@@ -6,9 +6,9 @@ and matches eager PyTorch. They apply to backends whose descriptor declares
 
 from __future__ import annotations
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.outcomes import CheckFailed, ensure
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
 from conformance.vendor.task_registry import COMPOSITION_FLOW
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.outcomes import CheckFailed
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import DYNAMIC_FLOW
-from conformance.vendor.vendor_records import unpack
 
 CAPABILITY = "dynamic_shapes"
 #: what the shared task does, for messages ({sample}: the sample's name)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.process import quote_log
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import METHOD_FLOW, RUN_METHODS
-from conformance.vendor.vendor_process import quote_log
-from conformance.vendor.vendor_records import unpack
 
 #: The program's data file, written in the run's scratch directory for the runtime.
 DATA_DIR = "methods"

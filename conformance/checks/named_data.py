@@ -17,13 +17,13 @@ from flatbuffers.table import Table
 
 from conformance import large_weights
 from conformance.byte_sizes import byte_size
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context, NamedDataLowered
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
-from conformance.probes import assert_outputs_close
 from conformance.pte import read_pte
 from conformance.registry import check
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import LARGE_WEIGHTS
-from conformance.vendor.vendor_records import unpack
 
 PTD_FILE_IDENTIFIER = b"FT01"
 PTD_HEADER_MAGIC = b"FH01"
@@ -353,7 +353,7 @@ def runs_past_32_bit_offsets(ctx: Context) -> str:
 
 def _memory_for_vendor(ctx: Context) -> int | None:
     """The bytes a vendor process may still use: the memory available on the machine, at most the run's limit."""
-    from conformance.vendor.vendor_process import default_memory_limit
+    from conformance.vendor.process import default_memory_limit
 
     available = None
     try:

@@ -121,7 +121,7 @@ def bounded_executorch_requirement(ctx: Context) -> None:
 def public_imports_only(ctx: Context) -> None:
     require_out_of_tree(ctx, "executorch's private modules are its own, changed with it in each release")
     name = ctx.descriptor.python_package
-    from conformance.judge.judge_environment import vendor_import_path
+    from conformance.judge.environment import vendor_import_path
 
     try:  # found on the vendor's import path (its PYTHONPATH, its .pth directories), never imported here
         if "." in name:

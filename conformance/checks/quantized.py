@@ -6,12 +6,12 @@ descriptor declares ``quantized`` (``conformance.descriptor.QuantizedSupport``).
 
 from __future__ import annotations
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.outcomes import CheckFailed, ensure
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import QUANTIZED_FLOW
-from conformance.vendor.vendor_records import unpack
 
 CAPABILITY = "quantized"
 #: what the shared task does, for messages ({sample}: the sample's name)

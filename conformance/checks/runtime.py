@@ -15,21 +15,21 @@ from typing import Any
 
 from packaging.version import Version
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context, RuntimeLoad
 from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.inspection.forge import rename_backend, replace_delegate_data, with_header_fields
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.process import quote_log
+from conformance.vendor.records import pack, unpack
 from conformance.vendor.task_registry import (
     CONCURRENT_METHODS,
     INCOMPATIBLE_BLOBS,
     INPUTS_FLOW,
     MEMORY_GROWTH,
 )
-from conformance.vendor.vendor_process import quote_log
-from conformance.vendor.vendor_records import pack, unpack
-from conformance.versions import names, names_in_range, names_release
+from conformance.version_numbers import names, names_in_range, names_release
 
 #: Rounds of RT-4, each executing every method once.
 ROUNDS = 3

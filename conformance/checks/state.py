@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.probes import assert_outputs_close
 from conformance.registry import check
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import STATE_FLOW
-from conformance.vendor.vendor_records import unpack
 
 #: The program the checks run, named as the runtime's step lines name it (first and second load, then
 #: the load after both are freed).
@@ -167,7 +167,7 @@ def _compare(
 
 
 def _pack(outputs: list[Any]) -> bytes:
-    from conformance.vendor.vendor_records import pack
+    from conformance.vendor.records import pack
 
     return pack(outputs)
 

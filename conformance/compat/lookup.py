@@ -22,8 +22,8 @@ DESCRIBE_TIMEOUT_S = 300.0
 def _declared_rules(spec: str, timeout: float) -> tuple[str, AcceptanceRules | None]:
     """(backend id, its rules or None) of the installed descriptor ``spec``."""
     from conformance.descriptor import DescriptorError
+    from conformance.vendor.process import VendorProcess
     from conformance.vendor.remote_descriptor import describe
-    from conformance.vendor.vendor_process import VendorProcess
 
     vendor = VendorProcess(spec)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 from conformance.fdcapture import capture_stderr
 from conformance.inspection.blob_header import HeaderError, read_header
 from conformance.pte import describe, read_pte
-from conformance.vendor.vendor_process import signal_name
+from conformance.vendor.process import signal_name
 
 #: How long one method may take to load in the child process.
 LOAD_TIMEOUT_S = 120.0

@@ -3,7 +3,7 @@
 The vendor process lowers the decoder (``llm_tasks.lower_llm``, cached) and then decodes greedily with
 the loaded program (``llm_tasks.run_llm``). The row is ``matched`` when the runtime chose the same
 ``STEPS`` tokens as eager PyTorch and every step's logits are within the model tier's tolerance (judged
-with ``conformance.probes``); a different token is a ``mismatch`` naming the step, its position and
+with ``conformance.comparison``); a different token is a ``mismatch`` naming the step, its position and
 both tokens, unless the backend's logits at that step are still within tolerance: then eager PyTorch's
 two most likely tokens nearly tie there, either choice is sound, and the row is ``matched`` up to that
 step with a note saying so (``near_tie``). The row also holds the logits' worst error (over the steps both runs shared), tokens per
@@ -26,15 +26,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from conformance.comparison import assert_outputs_close
 from conformance.context import Context
 from conformance.models.architectures import MODELS
 from conformance.models.decoder import PROMPT, STEPS
 from conformance.models.results import LOWERING_FAILED, MATCHED, MISMATCH, NOT_DELEGATED, RUN_FAILED
 from conformance.models.runner import NOTHING_DELEGATED, measure, new_row, timed, tolerance
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun
-from conformance.probes import assert_outputs_close
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import LOWER_LLM, RUN_LLM
-from conformance.vendor.vendor_records import unpack
 
 NAME = "llm"
 QUANTIZED = "llm_quantized"

@@ -31,11 +31,11 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.models.tasks import placement
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import partitioners, require_runtime
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack, unpack
 from conformance.vendor.sample_quantization import made_quantizer, output_scales
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack, unpack
-from conformance.vendor.vendor_tasks import partitioners, require_runtime
 
 METHODS = ("prefill", "decode")
 

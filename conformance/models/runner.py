@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from conformance.comparison import assert_outputs_close, closeness
 from conformance.context import Context
 from conformance.models.architectures import MODELS, StandardModel
 from conformance.models.results import (  # noqa: F401  (the values of a row's result, used here and re-exported)
@@ -27,9 +28,8 @@ from conformance.models.results import (  # noqa: F401  (the values of a row's r
 )
 from conformance.operators.spec import EPS, FLOAT32
 from conformance.outcomes import CheckFailed, NotApplicable
-from conformance.probes import assert_outputs_close, closeness
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import LOWER_MODEL
-from conformance.vendor.vendor_records import unpack
 
 TASK = LOWER_MODEL
 
@@ -99,7 +99,7 @@ def measure(
     actual: list[Any], expected: list[Any], rtol: float, atol: float
 ) -> tuple[float, float, str | None]:
     """(largest absolute difference, its largest fraction of the tolerance, the first problem or None), by
-    ``conformance.probes``. An output may differ by ``atol * max(1, max|expected|) + rtol * |expected|``: atol
+    ``conformance.comparison``. An output may differ by ``atol * max(1, max|expected|) + rtol * |expected|``: atol
     is relative to the output's scale, since a model's outputs (logits) are not of unit size."""
     import torch
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fx_names import operator_name, operator_nodes
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import partitioners
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import partitioners
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack
 
 
 def placement(edge_program: Any, backend_id: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from conformance.comparison import assert_outputs_close, closeness
 from conformance.context import Context
 from conformance.operators import case_outcomes as co
 from conformance.operators import corpus
@@ -33,10 +34,9 @@ from conformance.operators.spec import EPS, TINY, Case, quantizable
 from conformance.operators.subnormals import FLUSHED
 from conformance.operators.support import OperatorDeclaration, quantized_by_backend
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.probes import assert_outputs_close, closeness
+from conformance.vendor.process import VendorProcess, quote_log
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import EXECUTE, LOWER_OPERATOR_BATCH
-from conformance.vendor.vendor_process import VendorProcess, quote_log
-from conformance.vendor.vendor_records import unpack
 
 #: Cases per batch (benchmarks/operator_corpus.py measures the trade-off). A lowering's CPU time is linear in
 #: its cases, nothing in it grows faster: on XNNPACK about 0.8 s plus 0.067 s per case (24 cases 2.4 s, 96

@@ -21,11 +21,11 @@ from conformance.fx_names import operator_name
 from conformance.operators.nan_modes import ignoring_nan
 from conformance.operators.subnormals import flushing_subnormals
 from conformance.operators.support import quantized_by_backend
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import observe, partitioners
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack
 from conformance.vendor.sample_quantization import DEQUANTIZE_OPS, QUANTIZE_OPS
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import observe, partitioners
 
 
 def _flat(out: Any) -> list[Any]:

@@ -20,15 +20,15 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from conformance.comparison import assert_outputs_close
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.probes import assert_outputs_close
 from conformance.release_grid.programs import Program, Written
 from conformance.release_grid.releases import Release
-from conformance.vendor import vendor_interpreter
+from conformance.vendor import interpreter as vendor_interpreter
+from conformance.vendor.process import VendorProcess, backend_lines
+from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import EXECUTE, LOAD_RUNTIME
-from conformance.vendor.vendor_process import VendorProcess, backend_lines
-from conformance.vendor.vendor_records import unpack
-from conformance.versions import names_release
+from conformance.version_numbers import names_release
 
 RUNS, REFUSED = "runs", "refused"
 WRONG, REFUSED_UNCLEARLY, ERROR, CRASHED, TIMED_OUT, NO_RUNTIME = (

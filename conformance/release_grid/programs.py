@@ -23,10 +23,10 @@ from conformance.operators.runner import tolerance_for
 from conformance.operators.spec import Case
 from conformance.outcomes import CheckFailed
 from conformance.release_grid.releases import Release, ReleaseGridError
-from conformance.vendor import vendor_interpreter
+from conformance.vendor import interpreter as vendor_interpreter
+from conformance.vendor.process import VendorProcess
 from conformance.vendor.remote_descriptor import describe
 from conformance.vendor.task_registry import LOWER, LOWER_OPERATOR_BATCH, SAMPLE
-from conformance.vendor.vendor_process import VendorProcess
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,14 +3,14 @@
 ``parse(arguments)`` returns one ``Release`` per argument, in the order given (rows and columns of the
 grid), or raises ``ReleaseGridError`` naming the argument and what is wrong: not of the form
 ``LABEL=PYTHON``, a label given twice, fewer than two releases, or a python that cannot serve as a
-vendor's interpreter (``conformance.vendor.vendor_interpreter.probe`` says why).
+vendor's interpreter (``conformance.vendor.interpreter.probe`` says why).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from conformance.vendor.vendor_interpreter import VendorInterpreter, VendorPythonError, probe
+from conformance.vendor.interpreter import VendorInterpreter, VendorPythonError, probe
 
 
 class ReleaseGridError(ValueError):

@@ -27,7 +27,7 @@ def _vendor_version_of(dist: str) -> str | None:
     --vendor-python`` another environment than this one's), None if not installed there."""
     import importlib.metadata as md
 
-    from conformance.judge.judge_environment import vendor_import_path
+    from conformance.judge.environment import vendor_import_path
 
     for found in md.distributions(name=dist, path=vendor_import_path()):
         return found.version
@@ -37,7 +37,7 @@ def _vendor_version_of(dist: str) -> str | None:
 def _vendor_python() -> dict[str, Any] | None:
     """What ran the vendor side (``run --vendor-python``): path, executable, python, executorch and torch
     versions; None when the vendor processes ran this environment's interpreter."""
-    from conformance.vendor import vendor_interpreter
+    from conformance.vendor import interpreter as vendor_interpreter
 
     interpreter = vendor_interpreter.current()
     return None if interpreter is None else interpreter.record()

@@ -61,9 +61,9 @@ def _report(path: str, key: str) -> tuple[str, dict]:
 def reproduce(args: argparse.Namespace) -> int:
     from conformance.outcomes import CheckFailed
     from conformance.reproduce.script import render
-    from conformance.vendor import vendor_interpreter
+    from conformance.vendor import interpreter as vendor_interpreter
+    from conformance.vendor.process import VendorProcess
     from conformance.vendor.task_registry import WRITE_REPRODUCER
-    from conformance.vendor.vendor_process import VendorProcess
 
     try:
         backend, _ = _report(args.report, args.case)

@@ -14,7 +14,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
+from conformance.vendor.envelope import VendorError, step, vendor_call
 
 
 def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
@@ -23,8 +23,8 @@ def write_reproducer(key: str, out_dir: str) -> dict[str, Any]:
     from conformance.operators.corpus import case as corpus_case
     from conformance.operators.runner import tolerance_for
     from conformance.operators.tasks import corpus_tolerance
-    from conformance.vendor.vendor_bootstrap import descriptor
-    from conformance.vendor.vendor_tasks import named, partitioners, runtime_libraries
+    from conformance.vendor.bootstrap import descriptor
+    from conformance.vendor.core_tasks import named, partitioners, runtime_libraries
 
     try:
         c = corpus_case(key)

@@ -69,7 +69,7 @@ class RunOptions:
     #: (conformance/certification/carry_over.py)
     previous_report: str | None = None
     #: the python of the vendor's environment, which every vendor process runs
-    #: (conformance/vendor/vendor_interpreter.py); None: the suite's own
+    #: (conformance/vendor/interpreter.py); None: the suite's own
     vendor_python: str | None = None
     #: which entry point's spelling the messages use
     entry: Entry = "pytest"
@@ -119,7 +119,7 @@ class RunOptions:
 
     @property
     def memory_bytes(self) -> int | None:
-        """The memory limit in bytes, None for the default (``vendor_process.default_memory_limit``)."""
+        """The memory limit in bytes, None for the default (``process.default_memory_limit``)."""
         return None if self.memory_limit is None else int(self.memory_limit * (1 << 30))
 
     def lowering_cache(self) -> Any:
@@ -135,7 +135,7 @@ class RunOptions:
         """Makes the vendor processes started from now on run ``vendor_python`` (checked first; OptionsError
         naming the option and what is wrong with the interpreter), or the suite's own interpreter. An
         interpreter already in use for the same path is not probed again."""
-        from conformance.vendor import vendor_interpreter
+        from conformance.vendor import interpreter as vendor_interpreter
 
         if self.vendor_python is None:
             vendor_interpreter.use(None)
@@ -143,7 +143,7 @@ class RunOptions:
         in_use = vendor_interpreter.current()
         if in_use is not None and in_use.path == self.vendor_python:
             return
-        from conformance.judge.judge_environment import vendor_state
+        from conformance.judge.environment import vendor_state
 
         state = vendor_state()  # in the judge: the vendor's variables, which the judge's own lack
         try:

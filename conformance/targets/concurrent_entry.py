@@ -3,7 +3,7 @@ library in the vendor process (``conformance.vendor.concurrency_tasks``), and it
 
 ``add_concurrent_entry`` puts the programs and the input sets into a bundle and returns the function that
 reads the results directory: ``{"outputs": {thread: {"sample", "set", "outputs"}}}`` with each thread's
-outputs of every execute, in order and packed (``vendor_records.pack``), or ``{"error", "step"}`` when a load
+outputs of every execute, in order and packed (``records.pack``), or ``{"error", "step"}`` when a load
 or an execute failed.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.targets.bundle import Bundle, decode_tensors, read_result
-from conformance.vendor.vendor_records import pack, unpack
+from conformance.vendor.records import pack, unpack
 
 ENTRY = "concurrent"
 

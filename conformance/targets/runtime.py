@@ -4,7 +4,7 @@
 checks call (``load_runtime``, ``try_load``, ``execute``,
 ``execute_repeatedly``): each call becomes a bundle with one entry, copied to
 the target, run by the runner, and its results copied back, in the shapes the
-vendor process returns (``conformance.vendor.vendor_tasks``). Faults are reported as
+vendor process returns (``conformance.vendor.core_tasks``). Faults are reported as
 the vendor process reports them:
 
 - the runner died of a signal: ``VendorCrashed`` ("crashed with SIGSEGV in
@@ -52,9 +52,9 @@ from conformance.targets.transport import (
     quote,
     untar_bytes,
 )
+from conformance.vendor.process import quote_log, read_runner_log, signal_name
+from conformance.vendor.records import RuntimeLoad, pack, unpack
 from conformance.vendor.task_registry import LOAD_RUNTIME, TARGET_TASKS
-from conformance.vendor.vendor_process import quote_log, read_runner_log, signal_name
-from conformance.vendor.vendor_records import RuntimeLoad, pack, unpack
 
 #: The tasks a target serves (those ``conformance.vendor.task_registry`` marks on_target); every other task stays
 #: in the vendor process.

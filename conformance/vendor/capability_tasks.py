@@ -1,6 +1,6 @@
 """Vendor-process tasks of the quantized, dynamic-shape and composition checks
 (registered in ``conformance.vendor.task_registry``, called through ``Context.call``).
-Each follows the contract of ``conformance.vendor.vendor_envelope``:
+Each follows the contract of ``conformance.vendor.envelope``:
 it returns plain data or raises VendorError naming what failed.
 """
 
@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from backend_kit.aot import schema_name
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import float_sample, made_sample, observe, partitioners
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack
 from conformance.vendor.sample_quantization import (
     DEQUANTIZE_OPS,
     QUANTIZE_OPS,
@@ -17,10 +21,6 @@ from conformance.vendor.sample_quantization import (
     output_scales,
     quantize,
 )
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import float_sample, made_sample, observe, partitioners
 
 XNNPACK_ID = "XnnpackBackend"
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from conformance.targets.bundle import Bundle
 from conformance.targets.concurrent_entry import add_concurrent_entry
+from conformance.vendor.core_tasks import require_runtime
+from conformance.vendor.envelope import step
 from conformance.vendor.in_process_runner import RunnerLibraryError, library, run_bundle
-from conformance.vendor.vendor_envelope import step
-from conformance.vendor.vendor_tasks import require_runtime
 
 
 def concurrent_methods(

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, vendor_call
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.envelope import VendorError, vendor_call
 
 #: The most incompatible blobs a hook may return (each is loaded once).
 MAX_BLOBS = 16

@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fx_names import operator_nodes
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import made_sample, partitioners
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import made_sample, partitioners
+from conformance.vendor.envelope import vendor_call
+from conformance.vendor.records import pack
 
 
 def _as_outputs(out: Any) -> list[Any]:

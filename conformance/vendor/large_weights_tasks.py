@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.large_weights import COLUMNS, LAYERS, Size
-from conformance.vendor.vendor_envelope import step, vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import partitioners
+from conformance.vendor.core_tasks import partitioners
+from conformance.vendor.envelope import step, vendor_call
+from conformance.vendor.records import pack
 
 #: Bytes of each weight's start returned to the judge.
 PREFIX_BYTES = 64
@@ -75,7 +75,7 @@ def large_weights_flow(boundary: int, out_dir: str) -> dict[str, Any]:
     import torch
     from executorch.exir import to_edge_transform_and_lower
 
-    from conformance.vendor.vendor_bootstrap import descriptor
+    from conformance.vendor.bootstrap import descriptor
 
     size = Size(boundary)
     what = f"the large-weights program ({LAYERS} linears of {size.weight_bytes} bytes each)"

@@ -36,7 +36,7 @@ from typing import Any
 from conformance.byte_sizes import parse_bytes
 from conformance.outcomes import CheckFailed
 from conformance.vendor import task_registry as tasks
-from conformance.vendor.vendor_process import load_result
+from conformance.vendor.process import load_result
 
 #: The tasks whose results are cached. LOWER only without an out_dir (with one, the result names files in
 #: the run's scratch directory, which the next run does not have). The capability flows return plain

@@ -28,9 +28,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, vendor_call
-from conformance.vendor.vendor_tasks import partitioners
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import partitioners
+from conformance.vendor.envelope import VendorError, vendor_call
 
 #: Files a wheel may ship for C++ builds against the runtime, never loaded by Python: left out.
 NATIVE_BUILD_SUFFIXES = (".a", ".lib", ".h", ".hh", ".hpp", ".hxx", ".cmake", ".pc")

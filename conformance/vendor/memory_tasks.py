@@ -19,9 +19,9 @@ import ctypes.util
 import gc
 from typing import Any
 
-from conformance.vendor.vendor_envelope import step
-from conformance.vendor.vendor_records import unpack
-from conformance.vendor.vendor_tasks import free_programs, load_method, require_runtime
+from conformance.vendor.core_tasks import free_programs, load_method, require_runtime
+from conformance.vendor.envelope import step
+from conformance.vendor.records import unpack
 
 #: Executes before the first count, so that what a runtime allocates once, lazily, is not taken for growth.
 WARMUP = 5

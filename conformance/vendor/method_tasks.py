@@ -27,11 +27,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import made_sample, partitioners, require_runtime
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack, unpack
 from conformance.vendor.state_tasks import placement
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack, unpack
-from conformance.vendor.vendor_tasks import made_sample, partitioners, require_runtime
 
 PREFILL = "prefill"
 DECODE = "decode"

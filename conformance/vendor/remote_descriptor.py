@@ -2,7 +2,7 @@
 
 The vendor's descriptor module is vendor code: importing it may hang, crash, exit, print, or change
 the suite's own modules (replace the verdict function, say). So the process that judges never imports
-it. ``describe`` loads it in a vendor process (``vendor_tasks.describe``), under a timeout, and gets
+it. ``describe`` loads it in a vendor process (``core_tasks.describe``), under a timeout, and gets
 back JSON text; ``from_info`` rebuilds a ``BackendDescriptor`` from that text alone, in which every
 callable of the vendor's is a stand-in that refuses to run (the checks reach the vendor's code only
 through the Context, in the vendor process). The runtime libraries the descriptor names are read in the
@@ -17,11 +17,11 @@ from pathlib import Path
 from conformance.descriptor import BackendDescriptor, DescriptorError
 from conformance.descriptor import from_info as _from_info
 from conformance.outcomes import CheckFailed
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.process import VendorProcess
 
 
 def from_info(text: str) -> BackendDescriptor:
-    """The descriptor rebuilt from ``vendor_tasks.describe``'s JSON text (``descriptor.from_info``)."""
+    """The descriptor rebuilt from ``core_tasks.describe``'s JSON text (``descriptor.from_info``)."""
     return _from_info(json.loads(text))
 
 

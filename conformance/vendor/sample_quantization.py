@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from backend_kit.aot import schema_name
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, vendor_call
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.envelope import VendorError, vendor_call
 
 QUANTIZE_OPS = ("quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel")
 #: per tensor first: the dequantize whose scale ``output_scales`` reads

@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fx_names import operator_name, operator_nodes
-from conformance.vendor.vendor_bootstrap import descriptor
-from conformance.vendor.vendor_envelope import VendorError, step, vendor_call
-from conformance.vendor.vendor_records import pack
-from conformance.vendor.vendor_tasks import made_sample, partitioners
+from conformance.vendor.bootstrap import descriptor
+from conformance.vendor.core_tasks import made_sample, partitioners
+from conformance.vendor.envelope import VendorError, step, vendor_call
+from conformance.vendor.records import pack
 
 #: Rows (positions) of each buffer, and the steps of each sequence (one position written per step).
 STEPS = 8

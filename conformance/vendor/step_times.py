@@ -2,7 +2,7 @@
 
 Contract:
 
-- Each step a task marks (``vendor_envelope.step``) is also written, with the time it started
+- Each step a task marks (``envelope.step``) is also written, with the time it started
   (``time.monotonic()``, which on Linux is one clock for every process of the machine), to the task's
   times file (its log path with ``TIMES_SUFFIX``), one ``<seconds>\\t<step>`` line per step.
 - A step lasts until the next step starts, or the task ends (``ended``, the parent's clock when it saw the
@@ -21,7 +21,7 @@ TIMES_SUFFIX = ".times"
 #: The kinds of step counted; a check records each as ``<kind>_s`` (the report's ``init_s``, ...).
 KINDS = ("init", "execute", "lowering")
 #: How a step that loads a program begins (the runtime's ``init()`` runs in it); also what the task clock
-#: (``vendor_process.TaskClock``) does not charge.
+#: (``process.TaskClock``) does not charge.
 LOAD_STEP = "load of "
 #: The most of a times file read (a task marks a few steps per loaded program; a runaway one is cut).
 _LIMIT = 1 << 20

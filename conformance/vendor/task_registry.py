@@ -2,7 +2,7 @@
 vendor process and the targets share.
 
 The parent addresses a task by its name (``Context.call("execute", ...)``); the
-vendor process runs only the tasks named here (``conformance.vendor.vendor_bootstrap``
+vendor process runs only the tasks named here (``conformance.vendor.bootstrap``
 imports the function at ``location`` when the task is first called), and a
 target's runner serves those marked ``on_target`` (``conformance.targets.runtime``).
 A name that is not here is a defect of the suite, refused in the vendor process
@@ -18,14 +18,14 @@ import dataclasses
 @dataclasses.dataclass(frozen=True)
 class Task:
     """One vendor-process task: its name, where its function lives ('module:function', following the
-    contract of ``conformance.vendor.vendor_envelope``), and whether a target's runner serves it instead."""
+    contract of ``conformance.vendor.envelope``), and whether a target's runner serves it instead."""
 
     name: str
     location: str
     on_target: bool = False
 
 
-_BUILT_IN = "conformance.vendor.vendor_tasks"
+_BUILT_IN = "conformance.vendor.core_tasks"
 
 PING = "ping"
 DESCRIBE = "describe"

@@ -21,8 +21,8 @@ from conformance.checks import all_checks
 from conformance.context import Context
 from conformance.descriptor import DescriptorError
 from conformance.testing import Options, run_suite
+from conformance.vendor.process import VendorProcess
 from conformance.vendor.remote_descriptor import describe
-from conformance.vendor.vendor_process import VendorProcess
 
 # The full tier (CI; bash scripts/test.sh --full): whole suite runs of the golden descriptors of earlier releases
 pytestmark = pytest.mark.full

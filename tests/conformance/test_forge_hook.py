@@ -9,8 +9,8 @@ import struct
 import pytest
 
 from conformance.descriptor import IncompatibleBlob
+from conformance.vendor.envelope import VendorError
 from conformance.vendor.forge_tasks import MAX_BLOBS, checked
-from conformance.vendor.vendor_envelope import VendorError
 
 BLOB = b"\x00" * 4 + b"XH00" + b"\x00" * 24
 

@@ -1,4 +1,4 @@
-"""The judging process starts with an environment the suite controls (conformance/judge/judge_environment.py;
+"""The judging process starts with an environment the suite controls (conformance/judge/environment.py;
 docs/contract.md, "The judging process and the vendor's environment").
 
 Each variable that loads code gets a probe of its own, a real module or shared library that records
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.judge.judge_environment import scrub
+from conformance.judge.environment import scrub
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -222,11 +222,12 @@ def test_scrub_removes_and_names_each_variable(var):
     assert judge["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0" and judge["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
 
 
-def test_judge_start_names_the_state_variable_of_judge_environment():
-    """judge_start cannot import judge_environment before the path is set, so it spells the name itself."""
-    from conformance.judge import judge_environment, judge_start
+def test_the_judges_start_names_the_state_variable_of_its_environment():
+    """judge/start.py cannot import judge/environment.py before the path is set, so it spells the name
+    itself."""
+    from conformance.judge import environment, start
 
-    assert judge_start._STATE_VARIABLE == judge_environment.STATE_VARIABLE
+    assert start._STATE_VARIABLE == environment.STATE_VARIABLE
 
 
 def test_the_recorded_site_path_leaves_out_what_isolation_drops(tmp_path, monkeypatch):
@@ -234,7 +235,7 @@ def test_the_recorded_site_path_leaves_out_what_isolation_drops(tmp_path, monkey
     path through the record; the environment's own site directories do."""
     import site
 
-    from conformance.judge.judge_environment import site_path
+    from conformance.judge.environment import site_path
 
     extra = tmp_path / "on-pythonpath"
     extra.mkdir()

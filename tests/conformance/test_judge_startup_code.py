@@ -1,4 +1,4 @@
-"""No start-up code of the vendor's environment runs in the judging process (conformance/judge/judge_start.py;
+"""No start-up code of the vendor's environment runs in the judging process (conformance/judge/start.py;
 docs/contract.md, "The judging process and the vendor's environment").
 
 A real wheel that ships a ``.pth`` (as many packages do) is built here and installed with pip into an

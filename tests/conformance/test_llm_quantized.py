@@ -21,8 +21,8 @@ from conformance.models.runner import DECLARED_PRECISION_EPS, parse_models
 from conformance.results.result_tables import MODELS as MODEL_TABLE
 from conformance.results.result_tables import NA, OK, model_state
 from conformance.results.table_text import render
-from conformance.vendor.vendor_process import VendorProcess
-from conformance.vendor.vendor_records import pack
+from conformance.vendor.process import VendorProcess
+from conformance.vendor.records import pack
 
 
 def test_a_backend_without_a_quantizer_gets_the_row_not_run_and_starts_no_vendor_process():

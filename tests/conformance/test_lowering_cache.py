@@ -29,8 +29,8 @@ from conformance.vendor import lowering_cache as lc
 from conformance.vendor import lowering_fingerprint as fp
 from conformance.vendor import task_registry as tasks
 from conformance.vendor.lowering_cache import LoweringCache
-from conformance.vendor.vendor_process import VendorProcess
-from conformance.vendor.vendor_records import Lowering, PartitionRecord
+from conformance.vendor.process import VendorProcess
+from conformance.vendor.records import Lowering, PartitionRecord
 
 REFERENCE = "reference_backend.conformance:DESCRIPTOR"
 

@@ -12,7 +12,7 @@ from sample_modules import FixedBatch, Scalar
 from conformance.checks.methods import stored_once
 from conformance.outcomes import CheckFailed
 from conformance.vendor import method_tasks
-from conformance.vendor.vendor_envelope import VendorError
+from conformance.vendor.envelope import VendorError
 
 
 class _Linear(torch.nn.Module):

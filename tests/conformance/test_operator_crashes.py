@@ -20,7 +20,7 @@ from conformance.context import Context
 from conformance.operators import case_outcomes as co
 from conformance.operators import runner
 from conformance.operators.isolation import CONSECUTIVE
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.process import VendorProcess
 
 # The full tier (CI; bash scripts/test.sh --full): the operator corpus against crashing and hanging runtimes
 pytestmark = pytest.mark.full

@@ -14,7 +14,7 @@ from suite_runner import BROKEN, results_by_id, run_suite
 
 from conformance.operators import OperatorSupport, runner
 from conformance.outcomes import CheckFailed
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.process import VendorProcess
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
 
 BACKENDS = "broken_backends.quantized_samples"

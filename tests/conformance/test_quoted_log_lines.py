@@ -1,9 +1,9 @@
-"""What a reason quotes of a vendor process's log (conformance.vendor.vendor_process.backend_lines and
+"""What a reason quotes of a vendor process's log (conformance.vendor.process.backend_lines and
 quote_log): the backend's own lines, once each, never the warnings Python libraries print."""
 
 from __future__ import annotations
 
-from conformance.vendor.vendor_process import backend_lines, quote_log
+from conformance.vendor.process import backend_lines, quote_log
 
 LEAFSPEC = (
     "/root/.pyenv/versions/3.11.7/lib/python3.11/copyreg.py:105: FutureWarning: `isinstance(treespec, LeafSpec)` "

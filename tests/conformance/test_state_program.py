@@ -9,7 +9,7 @@ import torch
 from sample_modules import FixedBatch, Scalar
 
 from conformance.vendor import state_tasks
-from conformance.vendor.vendor_envelope import VendorError
+from conformance.vendor.envelope import VendorError
 
 
 class _Batched(torch.nn.Module):

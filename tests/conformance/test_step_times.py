@@ -94,7 +94,7 @@ def test_the_envelope_writes_each_step_with_its_start(tmp_path):
 def test_a_call_inside_another_gives_the_step_back_when_it_ends(tmp_path):
     """A partitioner's partition() runs inside the lowering (vendor_call in vendor_call): once it returned, a
     crash (Vela's, in the backend's preprocess) is in the lowering, not in partition(), and counts as lowering."""
-    from conformance.vendor.vendor_process import read_log
+    from conformance.vendor.process import read_log
 
     log = tmp_path / "task.log"
     lowering = "lowering 2 operator cases with the backend's partitioners"

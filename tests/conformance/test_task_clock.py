@@ -1,9 +1,9 @@
-"""The vendor process's clock of a task (``vendor_process.TaskClock``): time in load steps is not charged to
+"""The vendor process's clock of a task (``process.TaskClock``): time in load steps is not charged to
 the task's timeout, each load has the timeout of its own, and everything else is charged."""
 
 from __future__ import annotations
 
-from conformance.vendor.vendor_process import TaskClock
+from conformance.vendor.process import TaskClock
 
 LOAD_A, LOAD_B = "load of sample 'mlp' (copy 1 of 2)", "load of sample 'mlp' (copy 2 of 2)"
 

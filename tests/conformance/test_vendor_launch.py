@@ -1,4 +1,4 @@
-"""How a vendor process is started (``conformance.vendor.vendor_launch``): a process for a task of gigabytes
+"""How a vendor process is started (``conformance.vendor.launch``): a process for a task of gigabytes
 gets glibc's huge-page tunable, added to the vendor's own tunables by its launcher; every other process
 starts with the environment it would have had."""
 
@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from conformance.vendor.vendor_launch import HUGE_PAGES_TUNABLE, WORKER_NAME, _vendor_environment
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.launch import HUGE_PAGES_TUNABLE, WORKER_NAME, _vendor_environment
+from conformance.vendor.process import VendorProcess
 
 
 def _worker_environment(huge_pages: bool) -> dict[str, str]:

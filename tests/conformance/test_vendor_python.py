@@ -1,4 +1,4 @@
-"""``executorch-conformance run --vendor-python PATH`` (conformance/vendor/vendor_interpreter.py): every vendor
+"""``executorch-conformance run --vendor-python PATH`` (conformance/vendor/interpreter.py): every vendor
 process runs the vendor's interpreter, with its environment and start-up code, while the command and its
 judge run the suite's environment, which need not hold the backend; a PATH that cannot serve is refused
 before anything starts, naming what is wrong.
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import EXIT_DESCRIPTOR, EXIT_USAGE, main
-from conformance.vendor.vendor_interpreter import ANSWER_MARK, VendorPythonError, probe
+from conformance.vendor.interpreter import ANSWER_MARK, VendorPythonError, probe
 
 REPO = Path(__file__).resolve().parents[2]
 #: The backend module only the vendor's environment has (it re-exports the reference backend's descriptor).

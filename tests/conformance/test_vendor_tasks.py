@@ -11,7 +11,7 @@ import pytest
 from conformance.context import Context
 from conformance.descriptor import load_descriptor
 from conformance.outcomes import CheckFailed
-from conformance.vendor.vendor_process import VendorProcess
+from conformance.vendor.process import VendorProcess
 
 #: Start-up of a vendor process (torch and executorch imported) on a busy machine.
 TIMEOUT_S = 600

@@ -1,5 +1,5 @@
 """One rule for the (major, minor, patch) a blob header records: the kit's version_triple, which
-the suite (conformance.versions) and the reference backend (reference_backend.backend) call. The
+the suite (conformance.version_numbers) and the reference backend (reference_backend.backend) call. The
 three agree on every input, and every triple they give is one the kit's encoder writes."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import backend_kit.header as kit
-import conformance.versions as suite
+import conformance.version_numbers as suite
 import reference_backend.backend as reference
 
 TRIPLES = {
@@ -38,7 +38,7 @@ REFUSED = [
 
 WRITERS = {
     "backend_kit.header": kit.version_triple,
-    "conformance.versions": suite.version_triple,
+    "conformance.version_numbers": suite.version_triple,
     "reference_backend.backend": reference.version_triple,
 }
 

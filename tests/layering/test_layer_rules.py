@@ -36,7 +36,7 @@ MAY_IMPORT_ONLY: dict[str, tuple[str, ...]] = {
         "conformance.input_files",
         "conformance.descriptor",
         "conformance.judge",
-        "conformance.vendor.vendor_interpreter",
+        "conformance.vendor.interpreter",
     ),
 }
 #: subpackage -> the parts of conformance it must never import
@@ -60,8 +60,8 @@ NEVER_IMPORTS: dict[str, tuple[str, ...]] = {
 }
 #: (importing module, imported module) -> why this import crosses a rule above on purpose
 CROSSINGS: dict[tuple[str, str], str] = {
-    ("conformance.judge.judge_start", "conformance.cli"): "the judging process's start hands over to the CLI",
-    ("conformance.judge.judge_environment", "conformance.vendor.vendor_interpreter"): (
+    ("conformance.judge.start", "conformance.cli"): "the judging process's start hands over to the CLI",
+    ("conformance.judge.environment", "conformance.vendor.interpreter"): (
         "the import path handed to the vendor process is that of run --vendor-python"
     ),
     ("conformance.vendor.concurrency_tasks", "conformance.targets.bundle"): (

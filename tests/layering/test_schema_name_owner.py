@@ -51,7 +51,7 @@ def test_the_scan_sees_the_trees_that_name_operators():
     paths = {p.relative_to(ROOT).as_posix() for p in modules()}
     assert {
         "conformance/models/tasks.py",
-        "conformance/vendor/vendor_tasks.py",
+        "conformance/vendor/core_tasks.py",
         "reference_backend/python/reference_backend/ops.py",
         "kit/backend_kit/template/python/template_backend/partitioner.py",
     } <= paths

@@ -10,7 +10,7 @@ import torch
 
 from conformance.cli import main
 from conformance.release_grid import cells, grid_cli, programs, releases
-from conformance.vendor.vendor_records import pack
+from conformance.vendor.records import pack
 
 EXPECTED = [torch.tensor([1.0, 2.0, 3.0])]
 PROGRAM = programs.Program("sample mlp", b"", pack(EXPECTED), pack(EXPECTED), 1e-5, 1e-5)

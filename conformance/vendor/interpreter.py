@@ -12,7 +12,7 @@ need not hold the backend at all. Contract:
   modules and exchanges pickles with the judge, so the two must be one ``major.minor``), no executorch or
   torch installed, or a start-up that hung or died.
 - ``use(interpreter)`` makes the vendor processes started from now on in this process run it
-  (``vendor_launch``); ``current()`` is the one in use, None for the suite's own interpreter.
+  (``launch``); ``current()`` is the one in use, None for the suite's own interpreter.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ records of a lowering and a runtime load, and tensors as ``torch.save`` bytes
 (which keeps every dtype and needs no shared memory).
 
 These are the only classes a task's pickled result may hold
-(``conformance.vendor.vendor_process.load_result``); both processes import them.
+(``conformance.vendor.process.load_result``); both processes import them.
 """
 
 from __future__ import annotations

@@ -34,7 +34,9 @@ STEPS_SUFFIX = ".steps"
 #: The pid of the process that runs a task goes to its log path with this suffix (the parent watches it).
 PID_SUFFIX = ".pid"
 #: The suite's own modules of the vendor process, left out of the "(at file:line)" of a message.
-_OWN_FILES = ("vendor_bootstrap.py", "vendor_envelope.py", "vendor_tasks.py")
+_OWN_FILES = tuple(
+    os.path.join("conformance", "vendor", name) for name in ("bootstrap.py", "envelope.py", "core_tasks.py")
+)
 
 
 class VendorError(Exception):
@@ -56,7 +58,7 @@ _steps = _Steps()
 def run(log_path: str, call: Callable[[], Any]) -> bytes:
     """Runs ``call`` with fds 1 and 2 sent to ``log_path`` and its step markers written to
     ``log_path + STEPS_SUFFIX`` (a file the vendor's output cannot reach or imitate); see the module
-    contract. The result is returned pickled, for ``conformance.vendor.vendor_process.load_result``, which
+    contract. The result is returned pickled, for ``conformance.vendor.process.load_result``, which
     accepts only the suite's own types."""
     sys.stdout.flush()
     sys.stderr.flush()

@@ -2,8 +2,8 @@
 the sample models and their eager outputs, the partitioners and lowering, the
 runtime load and executions, and the descriptor as plain data.
 
-Each follows the contract of ``conformance.vendor.vendor_envelope``: it returns plain
-data or the suite's records (``conformance.vendor.vendor_records``), or raises
+Each follows the contract of ``conformance.vendor.envelope``: it returns plain
+data or the suite's records (``conformance.vendor.records``), or raises
 ``VendorError`` naming what failed. What a task makes once per process (the
 sample models, the runtime load, the loaded programs) is held here.
 """
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from backend_kit.aot import schema_name
-from conformance.vendor.vendor_bootstrap import (
+from conformance.vendor.bootstrap import (
     descriptor,
     descriptor_failure,
     load_descriptor,
     registered_at_import,
 )
-from conformance.vendor.vendor_envelope import VendorError, one_line, plain, step, vendor_call
-from conformance.vendor.vendor_records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor.envelope import VendorError, one_line, plain, step, vendor_call
+from conformance.vendor.records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
 
 
 class _Held:

@@ -1,7 +1,7 @@
 """How a vendor process is started and how none outlives the process that judges.
 
 A ``spawn`` child runs Python code of multiprocessing's before the pool's initializer can point its
-output at the vendor log (``vendor_bootstrap.initialize``): unpickling its arguments, importing modules.
+output at the vendor log (``bootstrap.initialize``): unpickling its arguments, importing modules.
 Whatever it prints in that window (a traceback when the pool is torn down under it, a
 ``KeyboardInterrupt`` when Ctrl-C reaches the whole terminal group) would land on the user's terminal,
 and a child that outlives the run would keep the terminal's pipe open. So every vendor process is
@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from conformance.vendor import vendor_interpreter
+from conformance.vendor import interpreter as vendor_interpreter
 
 #: The name pebble gives its worker processes (``pebble.pool.process.WORKERS_NAME``).
 WORKER_NAME = "pebble_pool_worker"
@@ -88,12 +88,12 @@ def _with_tunable(value: str | None) -> str:
 
 def _vendor_environment(interpreter: vendor_interpreter.VendorInterpreter | None, huge_pages: bool) -> str:
     """The launcher lines that start the vendor process in the vendor's environment, in the isolated judge
-    (conformance/judge/judge_environment.py) or with the vendor's own ``interpreter``: without the judge's
+    (conformance/judge/environment.py) or with the vendor's own ``interpreter``: without the judge's
     -I and -S (multiprocessing repeats the interpreter's flags), with the vendor's variables only (in the
     judge), and the vendor's import path (the interpreter's, else the one the judge was started with) in
-    VENDOR_SYS_PATH (``vendor_bootstrap.initialize`` restores it: spawn gives a child its parent's path).
+    VENDOR_SYS_PATH (``bootstrap.initialize`` restores it: spawn gives a child its parent's path).
     Neither: none. ``huge_pages``: with ``HUGE_PAGES_TUNABLE`` added to the vendor's GLIBC_TUNABLES."""
-    from conformance.judge.judge_environment import vendor_state
+    from conformance.judge.environment import vendor_state
 
     state = vendor_state()
     if state is None and interpreter is None:

@@ -3,18 +3,18 @@ process and the vendor's environment").
 
 ``executorch-conformance run`` (and verify, badge, sign) is started by an interpreter of the certifier's
 environment, where the vendor's wheel may be installed. Before any check, the command re-executes itself
-(``reexec``) as ``python -I -S conformance/judge/judge_start.py ...``:
+(``reexec``) as ``python -I -S conformance/judge/start.py ...``:
 
 - ``-I``: no ``PYTHON*`` variable is read (PYTHONPATH, PYTHONSTARTUP, PYTHONWARNINGS, ...), no user site
   directory, not the current directory;
 - ``-S``: the ``site`` module does not run, so no ``.pth`` file's ``import`` line, no ``sitecustomize``
-  and no ``usercustomize`` of any installed package runs; ``judge_start`` builds the import path itself;
+  and no ``usercustomize`` of any installed package runs; ``start`` builds the import path itself;
 - its environment lacks every variable that loads code (``scrub``): PYTEST_PLUGINS, PYTEST_ADDOPTS, the
   ``PYTHON*`` variables other than a few that only set I/O, LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH; and
   torch's automatic loading of device-backend entry points is off. One line names what was removed.
 
 The vendor's environment is kept for the vendor process (``vendor_state``): the original variables and
-the import path the vendor's interpreter computed with its ``site`` (``vendor_launch`` restores both in
+the import path the vendor's interpreter computed with its ``site`` (``launch`` restores both in
 each vendor process), so the backend runs exactly as it would be installed.
 """
 
@@ -79,7 +79,7 @@ def site_path() -> list[str]:
 
 
 def reexec(argv: list[str]) -> None:
-    """Replaces this process by the judge: ``python -I -S judge_start.py ARGV`` with the scrubbed
+    """Replaces this process by the judge: ``python -I -S start.py ARGV`` with the scrubbed
     environment; the vendor's environment goes to a file only the judge and its vendor processes read.
     Never returns (OSError if the interpreter cannot be executed)."""
     judge, removed = scrub(dict(os.environ))
@@ -98,7 +98,7 @@ def reexec(argv: list[str]) -> None:
         encoding="ascii",
     )
     judge[STATE_VARIABLE] = str(state)
-    start = Path(__file__).with_name("judge_start.py")
+    start = Path(__file__).with_name("start.py")
     sys.stdout.flush()
     sys.stderr.flush()
     # this interpreter again, with a fixed argument list and no shell: nothing of argv is interpreted
@@ -125,9 +125,9 @@ def vendor_state() -> dict[str, Any] | None:
 
 def vendor_import_path() -> list[str]:
     """Where the vendor's interpreter finds modules (to locate a vendor package's files without importing
-    it): that of ``run --vendor-python`` (``vendor_interpreter``), else the import path the judge was
+    it): that of ``run --vendor-python`` (``interpreter``), else the import path the judge was
     started with, else this one's."""
-    from conformance.vendor import vendor_interpreter
+    from conformance.vendor import interpreter as vendor_interpreter
 
     interpreter = vendor_interpreter.current()
     if interpreter is not None:
@@ -154,6 +154,4 @@ def worker_python() -> str | None:
         return None
     import shlex
 
-    return shlex.join(
-        [sys.executable, "-I", "-S", str(Path(__file__).with_name("judge_start.py")), "--worker"]
-    )
+    return shlex.join([sys.executable, "-I", "-S", str(Path(__file__).with_name("start.py")), "--worker"])

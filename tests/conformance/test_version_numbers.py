@@ -1,4 +1,4 @@
-"""conformance.versions: versions compared as versions (PEP 440, semver converted), never as text,
+"""conformance.version_numbers: versions compared as versions (PEP 440, semver converted), never as text,
 and a version found in a log line only as a whole token."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from conformance.versions import (
+from conformance.version_numbers import (
     names,
     names_in_range,
     names_release,

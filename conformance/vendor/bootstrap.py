@@ -1,4 +1,4 @@
-"""The start of the vendor process (see ``conformance.vendor.vendor_process``) and the
+"""The start of the vendor process (see ``conformance.vendor.process``) and the
 entry point of each of its tasks.
 
 Every call into the vendor's code happens in that process, never in the pytest
@@ -11,7 +11,7 @@ it as a result of the check that made the call.
 descriptor is loaded by the first task of each process, under that task's
 timeout (``describe`` gives its data to the process that judges, which never
 imports the vendor's modules). ``run_task`` runs one task of
-``conformance.vendor.task_registry`` inside the envelope of ``conformance.vendor.vendor_envelope``.
+``conformance.vendor.task_registry`` inside the envelope of ``conformance.vendor.envelope``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sys
 from typing import Any
 
 from conformance.vendor import task_registry
-from conformance.vendor.vendor_envelope import VendorError, one_line, plain, run, step
+from conformance.vendor.envelope import VendorError, one_line, plain, run, step
 
 
 class _Process:
@@ -73,7 +73,7 @@ def initialize(spec: str | bytes, log_path: str, memory_limit: int | None = None
 
 def run_task(name: str, log_path: str, *args: Any) -> bytes:
     """Runs the task called ``name`` (``conformance.vendor.task_registry``) in its envelope
-    (``conformance.vendor.vendor_envelope.run``): every task but ``describe`` first loads the descriptor, and
+    (``conformance.vendor.envelope.run``): every task but ``describe`` first loads the descriptor, and
     fails with the reason if it cannot be loaded."""
 
     def call() -> Any:
@@ -135,12 +135,12 @@ def registered_at_import() -> tuple[str, ...] | None:
 
 
 def _restore_vendor_path() -> None:
-    """In a vendor process the isolated judge started (conformance/judge/judge_environment.py): the import path
+    """In a vendor process the isolated judge started (conformance/judge/environment.py): the import path
     the vendor's own interpreter computed (its PYTHONPATH, its .pth directories) instead of the judge's,
     which spawn handed down; the judge's entries stay after it, so the suite's modules are still found."""
     import json
 
-    from conformance.vendor.vendor_launch import VENDOR_SYS_PATH
+    from conformance.vendor.launch import VENDOR_SYS_PATH
 
     carried = os.environ.pop(VENDOR_SYS_PATH, None)
     if carried is None:

@@ -1,4 +1,4 @@
-"""conformance.probes.assert_outputs_close: the comparison every numeric verdict rests on. What
+"""conformance.comparison.assert_outputs_close: the comparison every numeric verdict rests on. What
 passes, what fails, and what the failure message names (sample, output, shapes, worst element)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 import pytest
 import torch
 
+from conformance.comparison import assert_outputs_close, closeness
 from conformance.outcomes import CheckFailed
-from conformance.probes import assert_outputs_close, closeness
 
 INF, NAN = float("inf"), float("nan")
 

@@ -1,11 +1,11 @@
-"""The judging process's first code: run as ``python -I -S conformance/judge/judge_start.py ARGS`` by
-``conformance.judge.judge_environment.reexec`` (and by pytest-xdist for its workers: ``--worker -u -c CODE``).
+"""The judging process's first code: run as ``python -I -S conformance/judge/start.py ARGS`` by
+``conformance.judge.environment.reexec`` (and by pytest-xdist for its workers: ``--worker -u -c CODE``).
 
 No ``site`` ran (-S), so nothing of the environment has run yet and nothing is on the import path but the
 standard library. This file builds the path the way ``site.addsitedir`` would, without running code: the
 environment's site directories (sysconfig's purelib and platlib) and the directories their ``.pth``
 files name on a line of their own, but never a ``.pth`` line that starts with ``import``; then the
-directories the starting interpreter's ``site`` added (``judge_environment.site_path``, read from the state
+directories the starting interpreter's ``site`` added (``environment.site_path``, read from the state
 file: a layered environment's ``site.addsitedir`` reaches the judge as data, not as code); then the directory
 this suite is imported from (an editable install's source tree). Only the standard library is imported
 before that, so this file must import nothing else at the top.
@@ -16,7 +16,7 @@ import os
 import sys
 import sysconfig
 
-#: judge_environment.STATE_VARIABLE (not imported: nothing but the standard library before the path is set).
+#: environment.STATE_VARIABLE (not imported: nothing but the standard library before the path is set).
 _STATE_VARIABLE = "EXECUTORCH_CONFORMANCE_VENDOR_STATE"
 
 
@@ -99,7 +99,7 @@ def _worker(args: list[str]) -> None:
     while args and args[0] in ("-u", "-B"):
         args = args[1:]
     if len(args) < 2 or args[0] != "-c":
-        raise SystemExit(f"judge_start --worker: expected -c CODE, got {args!r}")
+        raise SystemExit(f"judge/start.py --worker: expected -c CODE, got {args!r}")
     sys.argv = ["-c", *args[2:]]
     exec(compile(args[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102  execnet's own line
 

@@ -1,5 +1,5 @@
 """The vendor process: a child process, started with ``spawn``, in which every
-call into the vendor's code runs (``conformance.vendor.vendor_bootstrap``).
+call into the vendor's code runs (``conformance.vendor.bootstrap``).
 
 ``pebble.ProcessPool`` with one worker does the process management: it
 reports a worker killed by a signal as ``ProcessExpired`` with the exit code,
@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 import pebble
 
 from conformance.outcomes import CheckFailed, VendorCrashed, VendorTimedOut
-from conformance.vendor import step_times, vendor_bootstrap, vendor_envelope
-from conformance.vendor.vendor_launch import use_launcher
+from conformance.vendor import bootstrap, envelope, step_times
+from conformance.vendor.launch import use_launcher
 
 #: How long the vendor process may take to start (import torch, executorch and the descriptor).
 STARTUP_TIMEOUT_S = 300.0
@@ -76,8 +76,8 @@ LOG_TAIL_BYTES = 64 * 1024
 def read_log(path: Path) -> tuple[str | None, list[str]]:
     """(the last step the task marked, the lines at the end of its log, faulthandler's dump left out).
     Only the last ``LOG_TAIL_BYTES`` of the log are read; the steps come from a file of their own
-    (``vendor_envelope.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
-    return _last_step(Path(f"{path}{vendor_envelope.STEPS_SUFFIX}")), _tail_lines(path)
+    (``envelope.STEPS_SUFFIX``), so nothing the vendor's code prints can pass for one."""
+    return _last_step(Path(f"{path}{envelope.STEPS_SUFFIX}")), _tail_lines(path)
 
 
 def read_runner_log(results: Path) -> tuple[str | None, list[str]]:
@@ -118,7 +118,7 @@ def _tail_lines(path: Path) -> list[str]:
 #: What a task's result may be made of (``load_result``): plain data and the suite's own records.
 _RESULT_TYPES = {
     ("builtins", name) for name in ("frozenset", "set", "bytearray", "complex", "slice", "range")
-} | {("conformance.vendor.vendor_records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
+} | {("conformance.vendor.records", name) for name in ("Lowering", "PartitionRecord", "RuntimeLoad")}
 
 
 class _ResultUnpickler(pickle.Unpickler):
@@ -153,7 +153,7 @@ EXIT_GRACE_S = 10.0
 
 def _task_pid(log: Path) -> int | None:
     try:
-        return int(Path(f"{log}{vendor_envelope.PID_SUFFIX}").read_text())
+        return int(Path(f"{log}{envelope.PID_SUFFIX}").read_text())
     except (OSError, ValueError):
         return None
 
@@ -178,7 +178,7 @@ def _exit_status(pid: int) -> int | str | None:
 
 def step_what(log: Path, what: str) -> str:
     """The last step a task marked, or ``what``."""
-    return _last_step(Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")) or what
+    return _last_step(Path(f"{log}{envelope.STEPS_SUFFIX}")) or what
 
 
 #: A warning Python's ``warnings`` module printed ("<file>.py:105: FutureWarning: ..."); the next line, when
@@ -269,7 +269,7 @@ class VendorProcess:
         ``close``).
         ``memory_bytes``: the most data memory the process may allocate (default:
         ``default_memory_limit()``). ``huge_pages``: for tasks that make gigabytes, malloc backs large
-        allocations with transparent huge pages (``vendor_launch``)."""
+        allocations with transparent huge pages (``launch``)."""
         self.spec = spec
         self.huge_pages = huge_pages
         self.memory_bytes = memory_bytes if memory_bytes is not None else default_memory_limit()
@@ -293,7 +293,7 @@ class VendorProcess:
             use_launcher(self.worker_log, self.huge_pages)
             self._pool = pebble.ProcessPool(
                 max_workers=1,
-                initializer=vendor_bootstrap.initialize,
+                initializer=bootstrap.initialize,
                 initargs=(self.spec, str(self.worker_log), self.memory_bytes),
                 context=multiprocessing.get_context("spawn"),
             )
@@ -313,7 +313,7 @@ class VendorProcess:
         try:
             try:
                 # No pebble timeout: _result keeps the clock, which stops while the task loads a program.
-                future = self._ensure_pool().schedule(vendor_bootstrap.run_task, args=(task, str(log), *args))
+                future = self._ensure_pool().schedule(bootstrap.run_task, args=(task, str(log), *args))
             except RuntimeError:  # pebble: "Unexpected error within the Pool", see _died_idle
                 raise self._died_idle() from None
             try:
@@ -332,7 +332,7 @@ class VendorProcess:
                 raise VendorTimedOut(
                     f"timed out after {timeout:.3g} s in {step or what}{quote_log(lines)}"
                 ) from None
-            except vendor_envelope.VendorError as exc:
+            except envelope.VendorError as exc:
                 _, lines = read_log(log)
                 raise CheckFailed(f"{exc}{quote_log(lines)}") from None
             self._last_step = step_what(log, what)
@@ -342,8 +342,8 @@ class VendorProcess:
             step_times.add(self.step_seconds, step_times.read(times, time.monotonic()))
             times.unlink(missing_ok=True)
             log.unlink(missing_ok=True)
-            Path(f"{log}{vendor_envelope.STEPS_SUFFIX}").unlink(missing_ok=True)
-            Path(f"{log}{vendor_envelope.PID_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{envelope.STEPS_SUFFIX}").unlink(missing_ok=True)
+            Path(f"{log}{envelope.PID_SUFFIX}").unlink(missing_ok=True)
 
     def _died_idle(self) -> VendorCrashed:
         """pebble's pool breaks when its worker dies while it runs no task (a thread or a timer the runtime
@@ -373,7 +373,7 @@ class VendorProcess:
         started: float | None = None  # when the task was seen running
         gone_since: float | None = None
         clock: TaskClock | None = None
-        steps = Path(f"{log}{vendor_envelope.STEPS_SUFFIX}")
+        steps = Path(f"{log}{envelope.STEPS_SUFFIX}")
         while True:
             try:
                 return future.result(timeout=POLL_S)
@@ -415,9 +415,7 @@ class VendorProcess:
         warm = (
             self.scratch / f"warm-{next(self._counter)}.log"
         )  # starts the new process now, in the background
-        self._ensure_pool().schedule(
-            vendor_bootstrap.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S
-        )
+        self._ensure_pool().schedule(bootstrap.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S)
 
     def check_alive(self, grace_s: float | None = None) -> None:
         """The last liveness check, after the run's last task (docs/contract.md, "How the checks run the
