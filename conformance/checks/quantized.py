@@ -6,7 +6,7 @@ descriptor declares ``quantized`` (``conformance.descriptor.QuantizedSupport``).
 
 from __future__ import annotations
 
-from conformance.comparison import assert_outputs_close
+from conformance.comparison import assert_outputs_close, closeness
 from conformance.context import Context
 from conformance.outcomes import CheckFailed, ensure
 from conformance.registry import check
@@ -98,7 +98,7 @@ def quantized_numerics(ctx: Context) -> str:
                 start=i,
             )
         except CheckFailed as exc:
-            worst = float((a.double() - e.double()).abs().max()) / scale
+            worst = closeness([a], [e], 0.0, 1.0)[0] / scale  # the largest difference, in steps
             raise CheckFailed(
                 f"{exc}; that is {worst:.2f} quantization steps of its scale {scale:.3g}, the backend "
                 f"declares at most {support.max_steps}"
