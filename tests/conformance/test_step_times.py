@@ -10,7 +10,7 @@ import pytest
 
 from conformance.context import Context
 from conformance.descriptor import load_descriptor
-from conformance.vendor import step_times, vendor_envelope
+from conformance.vendor import envelope, step_times
 from conformance.vendor.step_times import add, kind, line, read, since
 
 
@@ -74,20 +74,20 @@ def test_the_envelope_writes_each_step_with_its_start(tmp_path):
     log = tmp_path / "task.log"
 
     def task():
-        vendor_envelope.step("load of sample 'mlp'")
+        envelope.step("load of sample 'mlp'")
         time.sleep(0.2)
-        vendor_envelope.step("execute of sample 'mlp'")
+        envelope.step("execute of sample 'mlp'")
         return "done"
 
     before = time.monotonic()
-    vendor_envelope.run(str(log), task)
+    envelope.run(str(log), task)
     after = time.monotonic()
     rows = [r.split("\t") for r in (tmp_path / f"task.log{step_times.TIMES_SUFFIX}").read_text().splitlines()]
     assert [step for _, step in rows] == ["load of sample 'mlp'", "execute of sample 'mlp'"]
     starts = [float(t) for t, _ in rows]
     assert before <= starts[0] and starts[0] + 0.2 <= starts[1] <= after
     # outside a task, steps are written nowhere
-    vendor_envelope.step("load of nothing")
+    envelope.step("load of nothing")
     assert len((tmp_path / f"task.log{step_times.TIMES_SUFFIX}").read_text().splitlines()) == 2
 
 
@@ -102,12 +102,12 @@ def test_a_call_inside_another_gives_the_step_back_when_it_ends(tmp_path):
 
     def task():
         def lower():
-            vendor_envelope.vendor_call("EthosUPartitioner.partition()", lambda: None)
+            envelope.vendor_call("EthosUPartitioner.partition()", lambda: None)
             seen.append(read_log(log)[0])  # where a crash now would be said to be
 
-        vendor_envelope.vendor_call(lowering, lower)
+        envelope.vendor_call(lowering, lower)
 
-    vendor_envelope.run(str(log), task)
+    envelope.run(str(log), task)
     assert seen == [f"{lowering} (after EthosUPartitioner.partition() ended)"]
     rows = (tmp_path / f"task.log{step_times.TIMES_SUFFIX}").read_text().splitlines()
     assert kind(rows[-1].split("\t", 1)[1]) == "lowering"
