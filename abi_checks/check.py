@@ -477,7 +477,9 @@ def format_consequences(r: Report, bullet: str) -> list[str]:
 
 
 def format_table(r: Report) -> str:
-    lines = ["| executorch | verdict | why |", "|---|---|---|"]
+    from conformance.markdown_table import markdown_table
+
+    rows = []
     for v in r.verdicts:
         why = (
             "; ".join(v.reasons)
@@ -487,8 +489,8 @@ def format_table(r: Report) -> str:
                 + (f" ({'; '.join(v.notes)})" if v.notes else "")
             )
         )
-        lines.append(f"| {v.release} | {v.verdict} | {why.replace('|', '/')} |")
-    return "\n".join(lines)
+        rows.append([v.release, v.verdict, why])
+    return "\n".join(markdown_table(["executorch", "verdict", "why"], rows))
 
 
 def format_markdown(r: Report, command: str) -> str:

@@ -32,16 +32,22 @@ def _err(cmd: str, exc: BaseException | str) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     from abi_checks.diff import available_releases, load_baseline
+    from conformance.markdown_table import markdown_table
 
-    print("| release | runtime library | executorch symbols / exported | layouts |")
-    print("|---|---|---|---|")
+    rows = []
     for r in available_releases():
         b = load_baseline(r)
         s = b["symbols"]
-        print(
-            f"| {r} | {b['runtime_library']['path']} | {s['executorch_exported']} / {s['total_exported']} "
-            f"| {b['layouts']['status']} ({len(b['layouts']['types'])} types) |"
+        rows.append(
+            [
+                r,
+                b["runtime_library"]["path"],
+                f"{s['executorch_exported']} / {s['total_exported']}",
+                f"{b['layouts']['status']} ({len(b['layouts']['types'])} types)",
+            ]
         )
+    header = ["release", "runtime library", "executorch symbols / exported", "layouts"]
+    print("\n".join(markdown_table(header, rows)))
     return 0
 
 

@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from conformance.markdown_table import markdown_table
 from matrix.arch_axis import RUNTIME_CHECKS
 from matrix.grid_render import _read
 
@@ -129,8 +130,11 @@ def markdown(columns: dict[str, dict[str, Any]]) -> list[str]:
     if not columns:
         return [*lines, f"not run: no results/arch/*.json (run `{FIX}`)", ""]
     titles = [col["title"] for col in columns.values()]
-    lines += [INTRO, "", "| check | " + " | ".join(titles) + " |", "|---|" + "---|" * len(titles)]
-    lines += [f"| {label} | " + " | ".join(texts) + " |" for label, texts in rows(columns)]
+    lines += [
+        INTRO,
+        "",
+        *markdown_table(["check", *titles], [[label, *texts] for label, texts in rows(columns)]),
+    ]
     lines += ["", "Known limits of the emulated column:", "", *[f"- {limit}" for limit in LIMITS], ""]
     return lines
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from conformance.markdown_table import markdown_table
 from matrix.releases import RELEASES
 
 PROGRAM_FILES = ("reference.pte", "xnnpack.pte")
@@ -177,11 +178,11 @@ def markdown(grids: Grids) -> list[str]:
             "runtime's release)."
         ),
         "",
-        "| exported with | program | " + " | ".join(f"on {c}" for c in columns) + " |",
-        "|---|---|" + "---|" * len(columns),
+        *markdown_table(
+            ["exported with", "program", *(f"on {c}" for c in columns)],
+            [[exported, name, *(noted(c) for c in cells)] for exported, name, cells in rows],
+        ),
     ]
-    for exported, name, cells in rows:
-        lines.append(f"| {exported} | {name} | " + " | ".join(noted(c) for c in cells) + " |")
     lines += ["", *[f"[{i}] {n}" for i, n in enumerate(notes, 1)], ""]
     lines += [
         (
@@ -213,10 +214,9 @@ def markdown(grids: Grids) -> list[str]:
                 "against the rules of docs/blob-header.md (matrix/blob_verdicts.py)."
             ),
             "",
-            "| blob | " + " | ".join(f"runtime {r}" for r in runtimes) + " |",
-            "|---|" + "---|" * len(runtimes),
         ]
         bnotes: list[str] = []
+        table: list[list[str]] = []
         for name, cells in brows:
             texts = []
             for cell in cells:
@@ -230,7 +230,8 @@ def markdown(grids: Grids) -> list[str]:
                         bnotes.append(said[0])
                     text += f" [b{bnotes.index(said[0]) + 1}]"
                 texts.append(text)
-            lines.append(f"| {name} | " + " | ".join(texts) + " |")
+            table.append([name, *texts])
+        lines += markdown_table(["blob", *(f"runtime {r}" for r in runtimes)], table)
         grid = grids.by_release[release]
         lines += [
             "",
@@ -244,13 +245,19 @@ def markdown(grids: Grids) -> list[str]:
     if not grids.torch:
         lines += ["not run: no results/torch/*.json (run `tox -m torch`)", ""]
     else:
-        lines += ["| torch | reference.pte | xnnpack.pte | bytes | produced |", "|---|---|---|---|---|"]
-        for version, result, note in _torch_rows(grids):
-            lines.append(
-                f"| {version} | {_torch_file(result['files'].get('reference.pte', {}))} | "
-                f"{_torch_file(result['files'].get('xnnpack.pte', {}))} | {note} | "
-                f"`{result['command']}`, {result['created']} |"
-            )
+        lines += markdown_table(
+            ["torch", "reference.pte", "xnnpack.pte", "bytes", "produced"],
+            [
+                [
+                    version,
+                    _torch_file(result["files"].get("reference.pte", {})),
+                    _torch_file(result["files"].get("xnnpack.pte", {})),
+                    note,
+                    f"`{result['command']}`, {result['created']}",
+                ]
+                for version, result, note in _torch_rows(grids)
+            ],
+        )
         lines.append("")
     return lines
 

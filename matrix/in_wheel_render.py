@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from conformance.markdown_table import markdown_table
+
 FILE = "in_wheel_abi.json"
 #: verdict -> (cell text, HTML class)
 _CELLS = {
@@ -82,12 +84,14 @@ def markdown(results_dir: Path) -> list[str]:
         "",
         _INTRO,
         "",
-        "| backend | wheel | library | " + " | ".join(data["against"]) + " |",
-        "|---|---|---|" + "---|" * len(data["against"]),
+        *markdown_table(
+            ["backend", "wheel", "library", *data["against"]],
+            [
+                [backend, release, where, *(c for c, _ in cells)]
+                for backend, release, where, cells in _rows(data)
+            ],
+        ),
     ]
-    for backend, release, where, cells in _rows(data):
-        text = " | ".join(c.replace("|", "/") for c, _ in cells)
-        lines.append(f"| {backend} | {release} | {where} | {text} |")
     lines += [
         "",
         f"From `{FILE}`, made {data['generated']} by `{data['generated_by']}` from the wheels "

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from conformance.markdown_table import markdown_table
 from matrix import arch_render
 from matrix.grid_render import html_sections, load, markdown
 from matrix.in_wheel_render import html_section as in_wheel_html
@@ -66,10 +67,7 @@ def _relative(path: Path, start: Path) -> str:
 
 def render(results_dir: Path, out: Path, command: str) -> str:
     grids = load(results_dir)
-    rows = [
-        "| release | torch | " + " | ".join(COLUMNS) + " | ABI | report | badge |",
-        "|---|---|" + "---|" * len(COLUMNS) + "---|---|---|",
-    ]
+    cells_of: list[list[str]] = []
     for rel in RELEASES:
         folder = results_dir / rel.executorch
         report_path = folder / "report.json"
@@ -79,7 +77,7 @@ def render(results_dir: Path, out: Path, command: str) -> str:
                 if (folder / "skipped.txt").exists()
                 else "no result"
             )
-            rows.append(f"| {rel.executorch} | {rel.torch} | not run: {reason} |" + " |" * (len(COLUMNS) + 2))
+            cells_of.append([rel.executorch, rel.torch, f"not run: {reason}", *[""] * (len(COLUMNS) + 2)])
             continue
         report = json.loads(report_path.read_text())
         abi_path = folder / "abi.json"
@@ -88,10 +86,17 @@ def render(results_dir: Path, out: Path, command: str) -> str:
         cells = [cell(report["results"], prefixes) for prefixes in COLUMNS.values()]
         link = _relative(report_path, out.parent)
         badge = _relative(folder / "badge.svg", out.parent)
-        rows.append(
-            f"| {env['executorch']} | {env['torch']} | {' | '.join(cells)} | {abi_cell(abi)} "
-            f"| [report]({link}) | ![badge]({badge}) |"
+        cells_of.append(
+            [
+                env["executorch"],
+                env["torch"],
+                *cells,
+                abi_cell(abi),
+                f"[report]({link})",
+                f"![badge]({badge})",
+            ]
         )
+    rows = markdown_table(["release", "torch", *COLUMNS, "ABI", "report", "badge"], cells_of)
     created = sorted(
         json.loads((results_dir / r.executorch / "report.json").read_text())["created"]
         for r in RELEASES

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.markdown_table import markdown_table
 from conformance.profiles import PROFILES
 from conformance.results.result_tables import BAD_STATE, model_state
 from scoreboard.run import RESULTS, ROWS, rows
@@ -213,12 +214,7 @@ def tables(board: list[Row], triage) -> dict[str, list[list[str]]]:
 
 
 def _md_table(rows_: list[list[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(esc(c) for c in rows_[0]) + " |", "|" + "---|" * len(rows_[0])]
-    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows_[1:]]
-    return out
+    return markdown_table(rows_[0], rows_[1:])
 
 
 def triage_rows(board: list[Row], triage) -> tuple[list[list[str]], list[tuple[str, str, str]]]:

@@ -321,18 +321,22 @@ def table() -> str:
         (json.loads(p.read_text()) for p in PYTHON_API_DIR.glob("*.json")),
         key=lambda d: Version(d["release"]),
     )
-    lines = ["| from → to | added | removed | changed signature |", "|---|---|---|---|"]
+    from conformance.markdown_table import markdown_table
+
+    rows = []
     for old, new in itertools.pairwise(docs):
         c = compare(old, new)
         ro, rn = _records(old), _records(new)
         ch = [f"{_short(k)}: {describe_change(ro[k], rn[k])}" for k, _, _ in c["changed"]]
-        lines.append(
-            f"| {old['release']} → {new['release']} | "
-            f"{'<br>'.join(map(_short, c['added'])) or '—'} | "
-            f"{'<br>'.join(map(_short, c['removed'])) or '—'} | "
-            f"{'<br>'.join(ch).replace('|', '&#124;') or '—'} |"
+        rows.append(
+            [
+                f"{old['release']} → {new['release']}",
+                "<br>".join(map(_short, c["added"])) or "—",
+                "<br>".join(map(_short, c["removed"])) or "—",
+                "<br>".join(ch) or "—",
+            ]
         )
-    return "\n".join(lines)
+    return "\n".join(markdown_table(["from → to", "added", "removed", "changed signature"], rows))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from conformance.markdown_table import markdown_table
+
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 ERROR, WARNING, OK, INFO = "error", "warning", "ok", "info"
 
@@ -285,18 +287,16 @@ def format_table(result: dict) -> str:
         f"wheel: {result['wheel']} ({result['name']} {result['version']})",
         f"executorch requirement: {result['executorch_requirement'] or 'none'}; judged against: {', '.join(result['against'])}",
         "",
-        "| check | subject | verdict | why |",
-        "|---|---|---|---|",
     ]
+    cells = []
     for r in result["rows"]:
         mark = (
             {"error": "ERROR ", "warning": "warning "}.get(r["severity"], "")
             if r["verdict"] != r["severity"]
             else ""
         )
-        lines.append(
-            f"| {r['check']} | {r['subject']} | {mark}{r['verdict']} | {r['why'].replace('|', '/')} |"
-        )
+        cells.append([r["check"], r["subject"], f"{mark}{r['verdict']}", r["why"]])
+    lines += markdown_table(["check", "subject", "verdict", "why"], cells)
     lines += ["", f"{result['errors']} error(s): exit {result['exit_code']}"]
     return "\n".join(lines)
 

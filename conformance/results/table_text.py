@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.markdown_table import markdown_table
 from conformance.results.result_tables import Table
 
 
@@ -32,10 +33,5 @@ def render(table: Table, rows: Sequence[Any], width: int = 110) -> list[str]:
 
 
 def markdown(table: Table, rows: Sequence[Any]) -> list[str]:
-    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
-
-    def row(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    align = ["---:" if c.numeric else "---" for c in table.columns]
-    return [row(table.headers), "|" + "|".join(align) + "|"] + [row(table.cells(r)) for r in rows]
+    """A result table as Markdown (``markdown_table``), its numeric columns right-aligned."""
+    return markdown_table(table.headers, [table.cells(r) for r in rows], [c.numeric for c in table.columns])
