@@ -212,7 +212,9 @@ def _operators_problem(value: Any) -> str | None:
 
 def _vendor_frame() -> int:
     """The ``stacklevel`` of the first caller of ``__post_init__`` that is not the dataclass machinery (the
-    generated ``__init__``, ``dataclasses.replace``) or this module: the vendor's line."""
+    generated ``__init__``, ``dataclasses.replace``) or this module: the vendor's line. A walk, not a
+    constant: the depth differs between construction, ``replace`` (one more frame, two from Python 3.13)
+    and a subclass's own ``__post_init__``, and ``warnings.warn(skip_file_prefixes=)`` needs Python 3.12."""
     import sys
 
     skip = {__file__, dataclasses.__file__}
@@ -225,19 +227,21 @@ def _vendor_frame() -> int:
 
 
 class _DeclaredOps(frozenset):
-    """``supported_ops`` as ``__post_init__`` stores it (every declared operator). ``given`` is what the
-    descriptor was given, so that a copy (``dataclasses.replace``) that does not set the field starts
-    from that, not from the union; ``origin`` is shared with the ``operators`` stored with it."""
+    """``supported_ops`` as stored: the name of every declared operator (what reading it gives).
+
+    ``dataclasses.replace`` passes every init field back to ``__init__``, so this value comes back as
+    the ``supported_ops`` of a copy that does not set the field; ``given`` is what the descriptor was
+    given, the copy's ``supported_ops`` then, not this union. A frozenset subclass rather than an
+    ``InitVar`` plus a property: ``replace`` reads an ``InitVar`` back through the same attribute, so
+    that attribute has to carry both the names a reader wants and what was given."""
 
     given: Any = frozenset()
-    origin: object = None
 
 
 class _DeclaredOperators(OperatorSupport):
-    """``operators`` as ``__post_init__`` stores it (every declared operator); ``origin`` is shared with
-    the ``supported_ops`` stored with it."""
-
-    origin: object = None
+    """``operators`` as stored (every declared operator). Met again by ``__post_init__`` next to a
+    ``supported_ops`` that is not a ``_DeclaredOps``, it is the copy's carried ``operators`` of
+    ``replace(d, supported_ops=S)``: the copy declares S, with the declarations it has for those."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,16 +328,11 @@ class BackendDescriptor:
 
         found: list[str] = []
         deprecated: list[str] = []
-        # A copy (dataclasses.replace) passes on the fields it does not set as stored: they carry the
-        # origin of the descriptor they were stored by. supported_ops carried over counts as what that
-        # descriptor was given; operators carried over while supported_ops is set are cut to that set.
-        ops_in, opers_in = self.supported_ops, self.operators
-        ops_origin = ops_in.origin if isinstance(ops_in, _DeclaredOps) else None
-        opers_origin = opers_in.origin if isinstance(opers_in, _DeclaredOperators) else None
-        ops_carried = ops_origin is not None and opers_origin in (None, ops_origin)
-        opers_carried = opers_origin is not None and ops_origin is None
-        given_ops = ops_in.given if ops_carried and isinstance(ops_in, _DeclaredOps) else ops_in
-        given_opers = opers_in
+        given_ops: Any = self.supported_ops
+        given_opers = self.operators
+        carried = isinstance(given_ops, _DeclaredOps)  # a copy that does not set supported_ops
+        if carried:
+            given_ops = given_ops.given
         claimed: set[str] = set()
         if not isinstance(given_ops, (set, frozenset, tuple, list)):
             found.append(
@@ -357,14 +356,13 @@ class BackendDescriptor:
         except (TypeError, ValueError, AttributeError) as exc:
             found.append(f"operators {given_opers!r:.80}: {exc}")
             explicit = OperatorSupport()
-        if opers_carried:  # a copy that sets supported_ops only: that is the set
+        if not carried and isinstance(given_opers, _DeclaredOperators):  # replace(d, supported_ops=S)
             explicit = OperatorSupport({op: d for op, d in explicit.items() if op in claimed})
         declared = _DeclaredOperators(
             dict(OperatorSupport.float32(*sorted(claimed - set(explicit))) | explicit)
         )
-        ops = _DeclaredOps(claimed | set(declared))
-        origin = object()
-        ops.given, ops.origin, declared.origin = given_ops, origin, origin
+        ops = _DeclaredOps(declared)
+        ops.given = given_ops
         object.__setattr__(self, "operators", declared)
         object.__setattr__(self, "supported_ops", ops)
         object.__setattr__(self, "_problems", tuple(found))
