@@ -62,6 +62,18 @@ DEPRECATIONS: dict[str, Deprecation] = {
                 "where it is derived from the descriptor's capability fields"
             ),
         ),
+        Deprecation(
+            key="supported_ops",
+            what="BackendDescriptor.supported_ops given (operator names declared for float32)",
+            since="0.6.0",
+            error_in="0.7.0",
+            replacement=(
+                "declare the operators in operators= with OperatorSupport: "
+                "operators=OperatorSupport.float32(*names) declares what supported_ops=names did, and "
+                "dataclasses.replace(d, operators=OperatorSupport({op: d.operators[op] for op in names})) "
+                "narrows a copy; reading d.supported_ops still gives the declared operator names"
+            ),
+        ),
     )
 }
 

@@ -253,13 +253,14 @@ class BackendDescriptor:
     python_package:     its import name (scanned for private ExecuTorch imports).
     version:            the backend's version, as written into blob headers.
     make_partitioners:  returns fresh partitioner instances for lowering.
-    supported_ops:      operator schema names the backend claims ("aten::add.Tensor").
+    supported_ops:      deprecated since 0.6.0 (an error from 0.7.0; give ``operators``): operator schema
+                        names the backend claims ("aten::add.Tensor"), each declared for float32. Read, it
+                        is the name of every declared operator (the keys of ``operators``).
     sample_models:      models to lower, serialize and run; the first is the primary one.
     operators:          per operator, the dtypes it runs in (an OperatorSupport, or a mapping
                         op -> dtypes); every case of the operator corpus for them is run (C-OPS-*).
-                        Derived from supported_ops when not given (float32 for each); an operator
-                        of supported_ops it does not name is declared for float32. supported_ops
-                        becomes the union of both.
+                        Read, it is every declared operator: those given here and, for float32,
+                        those of a (deprecated) supported_ops it does not name.
     load_runtime:       loads the runtime library into this process (registration);
                         None if the backend ships no runtime for this host.
     runtime_libraries:  paths of the runtime libraries (hashed into the report; PKG-5..7 read them).
@@ -363,6 +364,9 @@ class BackendDescriptor:
         )
         ops = _DeclaredOps(declared)
         ops.given = given_ops
+        if given_ops:
+            text = notice("supported_ops", f"supported_ops is given ({len(given_ops)} operator names)")
+            (found if is_error("supported_ops") else deprecated).append(text)
         object.__setattr__(self, "operators", declared)
         object.__setattr__(self, "supported_ops", ops)
         object.__setattr__(self, "_problems", tuple(found))
@@ -409,8 +413,9 @@ def to_info(descriptor: BackendDescriptor, call: Callable[[str, Callable[[], Any
 
 def from_info(info: dict[str, Any]) -> BackendDescriptor:
     """The descriptor rebuilt from ``to_info``'s form, in the process that judges: every callable of the
-    vendor's is a stand-in that refuses to run."""
-    descriptor = _from_json(BackendDescriptor, info)
+    vendor's is a stand-in that refuses to run. ``supported_ops`` is left out: ``operators`` declares every
+    operator, and given back it would be a deprecated form (the vendor process reported that already)."""
+    descriptor = _from_json(BackendDescriptor, {k: v for k, v in info.items() if k != "supported_ops"})
     object.__setattr__(descriptor, "_deprecations", tuple(info.get(DEPRECATIONS_KEY, ())))
     return descriptor
 

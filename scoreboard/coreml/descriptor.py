@@ -127,10 +127,9 @@ def descriptor(operators=None) -> BackendDescriptor:
         python_package="executorch.backends.apple.coreml",
         version=executorch_version(),
         make_partitioners=_partitioners,
-        # CoreMLPartitioner keeps 2-D convolutions undecomposed (the corpus names them aten::convolution)
-        supported_ops=("aten::conv2d",),
         sample_models=small_convnet_tokens(),
-        operators=OPERATORS if operators is None else operators,
+        # CoreMLPartitioner keeps 2-D convolutions undecomposed (the corpus names them aten::convolution)
+        operators=OperatorSupport.float32("aten::conv2d") | (OPERATORS if operators is None else operators),
     )
 
 

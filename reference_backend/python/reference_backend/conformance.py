@@ -144,7 +144,6 @@ DESCRIPTOR = BackendDescriptor(
     python_package="reference_backend",
     version=__version__,
     make_partitioners=lambda: [ReferencePartitioner([blob_format_spec(*BLOB_FORMAT)])],
-    supported_ops=frozenset(SUPPORTED_OPS),
     operators=OperatorSupport.float32(
         *_DYNAMIC_OPS,
         dynamic=True,
