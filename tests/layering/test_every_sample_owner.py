@@ -9,10 +9,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from project_trees import ROOT, python_modules
 
-ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("conformance", "reference_backend/python", "kit/backend_kit", "scoreboard", "matrix", "benchmarks")
-SKIPPED = {".venv", "build", "_skbuild", "__pycache__", ".tox"}
 OWNER = ROOT / "conformance" / "descriptor.py"
 
 
@@ -27,12 +26,7 @@ def reads_of_every_sample(path: Path) -> list[int]:
 
 
 def modules() -> list[Path]:
-    return [
-        path
-        for top in SCANNED
-        for path in sorted((ROOT / top).rglob("*.py"))
-        if not SKIPPED.intersection(path.relative_to(ROOT).parts)
-    ]
+    return python_modules(*SCANNED)
 
 
 def test_the_owner_is_found_by_the_scan():

@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import conformance
+from project_trees import ROOT, python_modules
+
 from backend_kit.header import MAGIC
 
-ROOT = Path(conformance.__file__).parent.parent
 #: Every tree of Python code outside the kit.
 SCANNED = (
     "abi_checks",
@@ -22,16 +22,10 @@ SCANNED = (
     "scripts",
     "tests",
 )
-SKIPPED = {".venv", "build", "_skbuild", "__pycache__", ".tox"}
 
 
 def modules() -> list[Path]:
-    found = []
-    for top in SCANNED:
-        for path in sorted((ROOT / top).rglob("*.py")):
-            if not SKIPPED.intersection(path.relative_to(ROOT).parts):
-                found.append(path)
-    return found
+    return python_modules(*SCANNED)
 
 
 def spellings(path: Path) -> list[int]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from project_trees import ROOT, python_modules
+
 from conformance.markdown_table import markdown_table
 
-ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("conformance", "scoreboard", "matrix", "abi_checks", "benchmarks", "kit/backend_kit", "scripts")
-SKIPPED = {".venv", "build", "_skbuild", "__pycache__", ".tox"}
 OWNER = ROOT / "conformance" / "markdown_table.py"
 
 
@@ -28,12 +28,7 @@ def alignment_rows(path: Path) -> list[int]:
 
 
 def test_only_the_drawer_writes_an_alignment_row():
-    modules = [
-        p
-        for top in SCANNED
-        for p in sorted((ROOT / top).rglob("*.py"))
-        if not SKIPPED.intersection(p.relative_to(ROOT).parts) and p != OWNER
-    ]
+    modules = [p for p in python_modules(*SCANNED) if p != OWNER]
     assert len(modules) > 100, "the scan must see the trees that draw tables"
     copies = {p.relative_to(ROOT).as_posix(): lines for p in modules if (lines := alignment_rows(p))}
     assert copies == {}, f"draw Markdown tables with conformance.markdown_table.markdown_table: {copies}"

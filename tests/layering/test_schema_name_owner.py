@@ -9,22 +9,16 @@ import ast
 from pathlib import Path
 
 import pytest
+from project_trees import ROOT, python_modules
 
 from backend_kit.aot import schema_name
 
-ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("conformance", "reference_backend/python", "kit/backend_kit", "scoreboard", "matrix", "benchmarks")
-SKIPPED = {".venv", "build", "_skbuild", "__pycache__", ".tox"}
 OWNER = ROOT / "kit" / "backend_kit" / "aot.py"
 
 
 def modules() -> list[Path]:
-    return [
-        path
-        for top in SCANNED
-        for path in sorted((ROOT / top).rglob("*.py"))
-        if not SKIPPED.intersection(path.relative_to(ROOT).parts)
-    ]
+    return python_modules(*SCANNED)
 
 
 def name_lookups(path: Path) -> list[int]:
