@@ -60,17 +60,17 @@ def tags_consistent(ctx: Context) -> None:
 
 @check("AOT-4", "C-AOT-4", "only operators the backend declares are delegated")
 def claims_only_supported(ctx: Context) -> str | None:
-    supported = ctx.descriptor.supported_ops
+    declared = ctx.descriptor.operators
     own = ctx.descriptor.backend_id
     ignored: set[str] = set()
     for name in [m.name for m in ctx.descriptor.sample_models]:
         for r in ctx.partition_records(name):
             mine = {tag for tag, spec in r.tags.items() if spec[0] == own}
-            extra = sorted({op for _, op, tag in r.tagged_ops if tag in mine and op not in supported})
+            extra = sorted({op for _, op, tag in r.tagged_ops if tag in mine and op not in declared})
             ensure(
                 not extra,
                 f"{r.partitioner} claimed {', '.join(extra)} in sample model {name!r}, which the backend does "
-                f"not declare in supported_ops; a partitioner must claim only what the runtime executes",
+                f"not declare in its operators; a partitioner must claim only what the runtime executes",
             )
             ignored |= {target for _, target, tag in r.tagged_non_ops if tag in mine}
     if ignored:

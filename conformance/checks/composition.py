@@ -35,9 +35,9 @@ def both_delegates(ctx: Context) -> str:
     )
     if XNNPACK_ID not in ids:
         mine = sorted({op for b, op in flow["claimed"] if b == backend_id})
-        foreign = [op for op in mine if op not in ctx.descriptor.supported_ops]
+        foreign = [op for op in mine if op not in ctx.descriptor.operators]
         detail = (
-            f"; it claimed {', '.join(foreign)}, not in its supported_ops"
+            f"; it claimed {', '.join(foreign)}, not in its declared operators"
             if foreign
             else f"; it claimed {', '.join(mine)}"
         )

@@ -117,7 +117,7 @@ CASES = {
                 "failed",
                 (
                     r"has no XnnpackBackend delegate: the backend's partitioner left XNNPACK nothing; it "
-                    r"claimed aten::exp, not in its supported_ops"
+                    r"claimed aten::exp, not in its declared operators"
                 ),
             ),
             "CMP-2": (
@@ -208,7 +208,7 @@ class _Records:
 
     class descriptor:
         backend_id = "ReferenceBackend"
-        supported_ops = frozenset({"aten::relu.default"})
+        operators = frozenset({"aten::relu.default"})  # only membership is asked
         sample_models = [type("S", (), {"name": "m"})]  # noqa: RUF012  a descriptor's plain list
 
     def __init__(self, ops, non_ops):
