@@ -176,15 +176,14 @@ def check_dir(target: Path) -> None:
 
 
 def _executorch_release() -> tuple[int, int, int]:
-    try:
-        text = importlib.metadata.version("executorch")
-    except importlib.metadata.PackageNotFoundError:
+    from conformance.version_numbers import installed_version, version_triple
+
+    text = installed_version("executorch")
+    if text is None:
         raise NewBackendError(
             "executorch is not installed in this environment; the backend is generated for the installed "
             "release (pip install executorch)"
-        ) from None
-    from conformance.version_numbers import version_triple
-
+        )
     return version_triple(text)
 
 

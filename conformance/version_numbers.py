@@ -87,3 +87,15 @@ def names_in_range(line: str, wanted: str) -> bool:
         if lo is not None and hi is not None and lo <= w <= hi:
             return True
     return False
+
+
+def installed_version(distribution: str) -> str | None:
+    """The version of ``distribution`` installed in this environment (its metadata's, e.g. '1.5.1+cpu'),
+    None when it is not installed: the one lookup of an installed version in the suite, the scoreboard and
+    the matrix."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None

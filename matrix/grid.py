@@ -34,10 +34,11 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from conformance.version_numbers import installed_version
 from matrix.blob_verdicts import expected_verdict, observed_verdict
 from matrix.cells import run_cases
 from matrix.releases import release
-from matrix.runtime_build import REPO, build_runtime, executorch_root, installed, required, tool
+from matrix.runtime_build import REPO, build_runtime, executorch_root, required, tool
 
 GOLDEN = REPO / "tests" / "golden"
 BLOB_GOLDEN = GOLDEN / "blobs"
@@ -177,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     grid = {
         "schema": GRID_SCHEMA,
         "runtime": {
-            "executorch": installed("executorch"),
-            "torch": installed("torch"),
+            "executorch": installed_version("executorch"),
+            "torch": installed_version("torch"),
             "python": sys.version.split()[0],
             "reference_library": str(library) if library else None,
             "reference_library_how": how,

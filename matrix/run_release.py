@@ -32,9 +32,10 @@ from pathlib import Path
 from packaging.version import Version
 
 from conformance.run.run_command import Options, run_command
+from conformance.version_numbers import installed_version
 from matrix.cells import run_cases
 from matrix.releases import release
-from matrix.runtime_build import REPO, build_runtime, installed, required
+from matrix.runtime_build import REPO, build_runtime, required
 
 #: The files a run writes into matrix/results/<release>/ (and removes first).
 OWN_FILES = (
@@ -108,7 +109,7 @@ def main() -> int:
         if failed:
             library, how = None, f"{how}: {failed} (see grid.json)"
     runtime_why = None if library else how
-    distribution = bool(installed("executorch-reference-backend"))
+    distribution = bool(installed_version("executorch-reference-backend"))
     (out / "expectations.toml").write_text(expectations(runtime_why, distribution, rel.expected_failures))
     (out / "runtime.txt").write_text(
         f"runtime library: {library} ({how})\n" if library else f"runtime: {runtime_why}\n"

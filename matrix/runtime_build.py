@@ -11,13 +11,14 @@ matrix/headers.py), linked to the library of the wheel that exports
 
 from __future__ import annotations
 
-import importlib.metadata
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from packaging.version import Version
+
+from conformance.version_numbers import installed_version
 
 REPO = Path(__file__).resolve().parent.parent
 REGISTRY_LIBRARY = "backends/qualcomm/libqnn_executorch_backend.so"
@@ -29,16 +30,9 @@ def executorch_root() -> Path:
     return Path(next(iter(executorch.__path__)))
 
 
-def installed(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 def required(dist: str) -> str:
     """The installed version of ``dist``; exits with a one-line error when it is not installed."""
-    version = installed(dist)
+    version = installed_version(dist)
     if version is None:
         raise SystemExit(
             f"{dist} is not installed in {sys.prefix}: run this inside a matrix environment (tox -e et151)"
@@ -87,7 +81,7 @@ def build_runtime(version: str, build: Path, headers_from: str | None = None) ->
     """
     root = executorch_root()
     if Version(version) >= Version("1.5"):
-        if installed("executorch-reference-backend"):
+        if installed_version("executorch-reference-backend"):
             from reference_backend.runtime import library_path
 
             return library_path(), "the installed executorch-reference-backend wheel"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.metadata
 import json
 import os
 import re
@@ -29,6 +28,7 @@ import time
 from pathlib import Path
 
 from conformance.run.run_command import Options, run_command, shown
+from conformance.version_numbers import installed_version
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -48,13 +48,10 @@ def rows(path: Path = ROWS) -> dict[str, dict[str, str]]:
 
 def versions() -> dict[str, str | None]:
     """The versions of the distributions a scoreboard row depends on (None: not installed)."""
-    found: dict[str, str | None] = {}
-    for name in ("executorch", "torch", "openvino", "nncf", "executorch-conformance"):
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = None
-    return found
+    return {
+        name: installed_version(name)
+        for name in ("executorch", "torch", "openvino", "nncf", "executorch-conformance")
+    }
 
 
 def cpu_flags() -> list[str]:

@@ -21,9 +21,10 @@ DESCRIBE_TIMEOUT_S = 300.0
 def installed_backend(spec: str, timeout: float = DESCRIBE_TIMEOUT_S) -> dict[str, Any]:
     """The ``backend`` section a run of ``spec`` would write here: id, distribution, version,
     installed_version and runtime_libraries (path, sha256). DescriptorError if it cannot be loaded."""
-    from conformance.report.building import _version_of, runtime_libraries
+    from conformance.report.building import runtime_libraries
     from conformance.vendor.process import VendorProcess
     from conformance.vendor.remote_descriptor import describe
+    from conformance.version_numbers import installed_version
 
     with tempfile.TemporaryDirectory(prefix="conformance-rerun-identity-") as tmp:
         vendor = VendorProcess(spec, Path(tmp), Path(tmp) / "vendor-process.log")
@@ -35,7 +36,7 @@ def installed_backend(spec: str, timeout: float = DESCRIBE_TIMEOUT_S) -> dict[st
         "id": descriptor.backend_id,
         "distribution": descriptor.distribution,
         "version": descriptor.version,
-        "installed_version": _version_of(descriptor.distribution),
+        "installed_version": installed_version(descriptor.distribution),
         "runtime_libraries": runtime_libraries(descriptor),
     }
 

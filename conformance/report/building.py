@@ -11,15 +11,7 @@ from typing import Any
 from conformance.report.records import SCHEMA, Backend, OperatorRow, Options, Report, Result, RuntimeLibrary
 from conformance.report.sealing import file_sha256, json_numbers, seal
 from conformance.report.verdicts import profile_verdicts, summarize, verdict
-
-
-def _version_of(dist: str) -> str | None:
-    import importlib.metadata as md
-
-    try:
-        return md.version(dist)
-    except md.PackageNotFoundError:
-        return None
+from conformance.version_numbers import installed_version
 
 
 def _vendor_version_of(dist: str) -> str | None:
@@ -103,8 +95,8 @@ def build_report(
         mode="certify" if certify else "standard",
         options=Options.from_dict(options),
         environment={
-            "executorch": _version_of("executorch"),
-            "torch": _version_of("torch"),
+            "executorch": installed_version("executorch"),
+            "torch": installed_version("torch"),
             "python": platform.python_version(),
             "platform": platform.platform(),
             "machine": platform.machine(),

@@ -33,6 +33,7 @@ MAY_IMPORT_ONLY: dict[str, tuple[str, ...]] = {
         "conformance.profiles",
         "conformance.registry",
         "conformance.version",
+        "conformance.version_numbers",
         "conformance.input_files",
         "conformance.descriptor",
         "conformance.judge",
