@@ -72,7 +72,7 @@ def test_the_arm_tosa_row_runs_in_the_reference_model_marked_simulated(tmp_path,
 def test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer(tmp_path, arm_environment):
     results = tmp_path / "results"
     proc = subprocess.run(
-        [sys.executable, "-m", "scoreboard.run", "arm-tosa-int", "--results", str(results)]
+        [sys.executable, "-m", "scoreboard.run", "arm-tosa-int", "--results", str(results), "--no-models"]
         + ["--ops", "aten::add.Tensor,aten::linear", "--checks", "AOT-3,AOT-4,RT-3,QNT,OPS"],
         cwd=REPO,
         capture_output=True,
@@ -81,7 +81,9 @@ def test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     record = json.loads((results / "arm-tosa-int" / "run.json").read_text())
-    assert "--models" not in record["command"]  # rows.json: an integer-only row is given no float models
+    assert "--models" not in record["command"]  # the short form leaves the model tier out
+    # rows.json: the full row runs the model tier, each architecture quantized by TOSAQuantizer first
+    assert run.rows()["arm-tosa-int"].get("models", True)
     report = json.loads((results / "arm-tosa-int" / "report.json").read_text())
     by_id = {r["id"]: r for r in report["results"]}
     for check in ("AOT-3", "AOT-4", "RT-3", "QNT-1", "QNT-2", "QNT-3", "OPS-1"):
