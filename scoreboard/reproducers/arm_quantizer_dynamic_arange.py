@@ -7,15 +7,16 @@ its end ("Cannot cast sym_size_int to number").
 Standalone (torch and executorch 1.5.1 with Arm's dependencies; no conformance-suite code; make the environment
 with scripts/arm_env.sh):
 
-    .venv-arm/bin/python arm_quantizer_dynamic_arange.py           # TOSA-1.0+INT and ethos-u85-256
+    .venv-arm/bin/python arm_quantizer_dynamic_arange.py    # TOSA-1.0+INT, ethos-u55-128 and ethos-u85-256
     .venv-arm/bin/python arm_quantizer_dynamic_arange.py ethos-u85-256   # one of them
 
 What it does: a small module (embedding, linear, then scaled by ``input_pos + arange(sequence length)``) is
 exported twice, with the sequence length static and with it dynamic (1 to 8, ``torch.export.Dim.AUTO``), and
 each graph is prepared with ``TOSAQuantizer(TosaCompileSpec("TOSA-1.0+INT"))`` and with
-``EthosUQuantizer(EthosUCompileSpec("ethos-u85-256"))``, each with Arm's symmetric int8 configuration.
+``EthosUQuantizer(EthosUCompileSpec(target))`` for ethos-u55-128 and ethos-u85-256, each with Arm's symmetric
+int8 configuration.
 
-Seen (x86-64 Linux), with both quantizers: the static graph is prepared; the dynamic one raises "An error
+Seen (x86-64 Linux), with each quantizer: the static graph is prepared; the dynamic one raises "An error
 occurred when running the 'ConvertInt64ConstOpsToInt32Pass' pass", caused by "aten::arange() Expected a value
 of type 'number' for argument 'end' but instead found type 'Node'". PT2E quantizes a decoder from one export
 whose sequence length is dynamic, so that prefill and decode share one set of observers; the TOSA and Ethos-U
@@ -48,7 +49,7 @@ class Positions(torch.nn.Module):
         return self.linear(self.embedding(tokens)) * positions[None, :, None]
 
 
-TARGETS = ("TOSA-1.0+INT", "ethos-u85-256")
+TARGETS = ("TOSA-1.0+INT", "ethos-u55-128", "ethos-u85-256")
 
 
 def make_quantizer(target: str):
