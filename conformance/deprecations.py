@@ -63,6 +63,16 @@ DEPRECATIONS: dict[str, Deprecation] = {
             ),
         ),
         Deprecation(
+            key="probes-module",
+            what="conformance.probes (the output comparison, renamed)",
+            since="0.6.0",
+            error_in="0.7.0",
+            replacement=(
+                "import the comparison from conformance.comparison "
+                "(from conformance.comparison import assert_outputs_close, closeness)"
+            ),
+        ),
+        Deprecation(
             key="supported_ops",
             what="BackendDescriptor.supported_ops given (operator names declared for float32)",
             since="0.6.0",

@@ -166,3 +166,20 @@ def test_the_old_home_of_capability_absent_warns_then_refuses(monkeypatch):
         AttributeError, match=r"no longer accepted since suite 0\.7\.0.*from conformance\.descriptor"
     ):
         outcomes.CAPABILITY_ABSENT  # noqa: B018  the attribute access is the test
+
+
+def test_the_old_name_of_the_comparison_warns_then_refuses(monkeypatch):
+    """conformance.probes (named by docs/contract.md up to 0.5) was renamed conformance.comparison."""
+    from conformance import comparison, probes
+
+    with pytest.warns(SuiteDeprecationWarning, match=r"conformance\.probes\.assert_outputs_close.*"
+                      r"from conformance\.comparison import") as caught:  # fmt: skip
+        assert probes.assert_outputs_close is comparison.assert_outputs_close
+    assert caught[0].filename == __file__
+    with pytest.raises(AttributeError, match=r"has no attribute 'nothing_here'"):
+        probes.nothing_here  # noqa: B018  the attribute access is the test
+    monkeypatch.setattr(version, "SUITE_VERSION", "0.7.0")
+    with pytest.raises(
+        AttributeError, match=r"no longer accepted since suite 0\.7\.0.*conformance\.comparison"
+    ):
+        probes.closeness  # noqa: B018  the attribute access is the test
