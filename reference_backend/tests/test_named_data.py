@@ -331,3 +331,36 @@ def test_bad_named_data_table_is_an_invalid_blob(runtime, external, capfd, name)
         Runtime.get().load_program(forged, data_path=ptd).load_method("forward")
     (line,) = log_lines(capfd.readouterr().err)
     assert "invalid blob" in line and fragment in line, line
+
+
+def test_equal_weights_under_two_names_are_stored_once_and_near_misses_twice():
+    """data_store_output keeps one buffer per distinct content: equal bytes under two keys share it, and
+    buffers of one length and one start that differ later are both kept (the start only picks candidates)."""
+    from reference_backend.named_data import data_store_output
+    from reference_backend.serialize import NamedEntry
+
+    base = torch.arange(256, dtype=torch.float32)
+    late = base.clone()
+    late[-1] = -1.0  # same length, same first 64 bytes, different last element
+    rows = [
+        (NamedEntry(key, "w.ptd", 1024), tensor, tensor.numpy().tobytes())
+        for key, tensor in (("a", base), ("b", base.clone()), ("c", late))
+    ]
+    out = data_store_output(rows, TAG)
+    entries = out.external_data[TAG]
+    assert len(out.buffers) == 2
+    assert entries["a"].buffer_index == entries["b"].buffer_index != entries["c"].buffer_index
+    assert out.buffers[entries["c"].buffer_index] == late.numpy().tobytes()
+
+
+def test_the_copy_preprocess_gets_shares_the_weights_and_not_the_graph(mlp):
+    """ExecuTorch hands preprocess a copy of each delegated subgraph; the reference backend's copy shares
+    the constant tensors (never written, so no model-sized copy) while its graph stays its own."""
+    model, example, _ = mlp
+    program = torch.export.export(model, example)
+    copied = reference_backend.ReferenceBackend.copy_exported_program_for_preprocess(program, [])
+    assert program.state_dict and all(copied.state_dict[k] is t for k, t in program.state_dict.items())
+    assert copied.graph_module is not program.graph_module
+    before = len(program.graph.nodes)
+    copied.graph.erase_node(next(n for n in copied.graph.nodes if n.op == "output"))
+    assert len(program.graph.nodes) == before
