@@ -24,7 +24,8 @@ definition of a standard one, with random weights from a fixed seed:
   RoPE, grouped-query attention over a static KV cache, SwiGLU), run by greedy decoding with a
   ``prefill`` and a ``decode`` method (``conformance.models.llm_runner``), not by ``make()``.
 - ``llm_quantized``: the same decoder quantized with the backend's own PT2E quantizer, where the descriptor
-  declares one (``conformance.models.llm_runner``).
+  declares one (``conformance.models.llm_runner``). For a backend that takes only quantized programs
+  (``quantized.every_sample``) the ``llm`` row is already that decoder, and this row is not run.
 
 The widths and inputs are small so that each model exports, lowers and runs in about a second.
 Batch norms get random running statistics and affine weights, so that none is an identity.

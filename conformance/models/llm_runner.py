@@ -19,6 +19,12 @@ The ``llm_quantized`` row is the same decoder quantized with the backend's own q
 same tokens, and logits within the model's tolerance or ``QuantizedSupport.max_steps`` steps of the logits'
 quantization scale, whichever is larger. A backend that declares no quantizer gets the row ``not_run``,
 saying so.
+
+A backend that takes only quantized programs (``BackendDescriptor.quantizes_every_sample``, as Arm's TOSA INT
+and Ethos-U flows) is given no float decoder: its ``llm`` row is the decoder quantized first, with the same
+quantization, lowering and judgement as ``llm_quantized`` (the row adds ``quantizer`` and ``logits_scale``), as
+the model tier quantizes each architecture for it. Its ``llm_quantized`` row would be that very program again,
+so it is ``not_run``, naming the ``llm`` row, and no vendor process is started for it.
 """
 
 from __future__ import annotations
@@ -43,6 +49,12 @@ NO_QUANTIZER = (
     "not run: the descriptor declares no quantizer (quantized=QuantizedSupport(...)); the float row 'llm' "
     "judges the decoder"
 )
+#: The reason of the quantized row of a backend whose ``llm`` row is already quantized (module docstring).
+SAME_PROGRAM = (
+    "not run: the same program as the row 'llm': the backend takes only quantized programs "
+    "(quantized.every_sample), so 'llm' is the decoder quantized with its quantizer, judged against the "
+    "converted model"
+)
 
 
 def where(k: int) -> str:
@@ -53,7 +65,8 @@ def where(k: int) -> str:
 def llm_result(ctx: Context, shared_state: bool = True, quantized: bool = False) -> dict[str, Any]:
     """The row of the LLM tier (``quantized``: the ``llm_quantized`` row); never raises for what the backend
     did. ``shared_state`` False lowers the program with a cache per method (``llm_tasks.lower_llm``: the
-    tests' broken case)."""
+    tests' broken case). For a backend that takes only quantized programs, the ``llm`` row is the quantized
+    decoder and the ``llm_quantized`` row is not run (module docstring)."""
     model = MODELS[QUANTIZED if quantized else NAME]
     row = new_row(model)
     # As for every model: a float32 result declared computed in a lower precision is judged in it.
@@ -62,10 +75,15 @@ def llm_result(ctx: Context, shared_state: bool = True, quantized: bool = False)
         row["reason"] = (
             f"judged in {precision}, which the descriptor declares float32 is computed in (computes_in)"
         )
-    if quantized:
+    quantized_first = ctx.descriptor.quantizes_every_sample
+    if quantized or quantized_first:
         row.update(quantizer=None, logits_scale=None)
+    if quantized:
         if ctx.descriptor.quantized is None:
             row["reason"] = NO_QUANTIZER
+            return row
+        if quantized_first:
+            row["reason"] = SAME_PROGRAM
             return row
     row.update(
         steps=STEPS,
@@ -77,7 +95,7 @@ def llm_result(ctx: Context, shared_state: bool = True, quantized: bool = False)
         methods=None,
         decoding=None,
     )
-    return timed(row, lambda: _fill(ctx, row, shared_state, quantized))
+    return timed(row, lambda: _fill(ctx, row, shared_state, quantized or quantized_first))
 
 
 def _place(row: dict[str, Any], methods: dict[str, dict[str, Any]]) -> None:

@@ -14,7 +14,8 @@ suite uses it, so decoding is prefill once then decode calls, each reading what 
 as ExecuTorch's LLM runners do with such a program. The cache's initial value (zeros) is stored in the
 program (``InitializedMutableBufferPass``), so a new load starts from it, not from whatever memory held.
 
-With ``quantized`` the decoder is first quantized with the descriptor's quantizer
+With ``quantized`` (the ``llm_quantized`` row, and the ``llm`` row of a backend that takes only quantized
+programs: ``llm_runner`` decides) the decoder is first quantized with the descriptor's quantizer
 (``QuantizedSupport.make_quantizer``), as the PT2E flow does for an LLM: one export whose sequence length
 is dynamic (so that the one graph serves both methods), ``prepare_pt2e``, calibration by greedy decoding of
 the prompt, ``convert_pt2e``; the cache is zeroed, the converted model decodes in eager PyTorch (the tokens

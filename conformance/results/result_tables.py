@@ -240,8 +240,8 @@ def operator_summary(rows: Sequence[Any]) -> str:
 
 
 def model_state(m: Any) -> str:
-    """Matched is OK; not delegated, or not run (no runtime, no target, no quantizer: the reason says which),
-    is not applicable; anything else is bad."""
+    """Matched is OK; not delegated, or not run (no runtime, no target, no quantizer, another row's program: the
+    reason says which), is not applicable; anything else is bad."""
     result = get(m, "result")
     return OK if result == MATCHED else NA if result in (NOT_DELEGATED, NOT_RUN) else BAD_STATE
 

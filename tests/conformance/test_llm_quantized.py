@@ -2,7 +2,9 @@
 with the backend's own quantizer decodes as the converted model does in eager PyTorch; a runtime whose
 quantized kernels are a step off is a token mismatch naming the step; a backend without a quantizer gets the
 row not run, saying so, without a vendor process; a token chosen at a near tie of eager PyTorch's logits is
-sound, one chosen with logits past the tolerance is not."""
+sound, one chosen with logits past the tolerance is not. A backend that takes only quantized programs
+(``quantized.every_sample``) gets its ``llm`` row quantized first, judged against the converted model, and its
+``llm_quantized`` row not run, as the same program."""
 
 from __future__ import annotations
 
@@ -15,8 +17,16 @@ from suite_runner import BROKEN
 
 from conformance.context import Context
 from conformance.descriptor import load_descriptor
+from conformance.models import decoder
 from conformance.models.decoder import PROMPT, STEPS
-from conformance.models.llm_runner import NO_QUANTIZER, QUANTIZED, judge_decoding, llm_result
+from conformance.models.llm_runner import (
+    NAME,
+    NO_QUANTIZER,
+    QUANTIZED,
+    SAME_PROGRAM,
+    judge_decoding,
+    llm_result,
+)
 from conformance.models.runner import DECLARED_PRECISION_EPS, parse_models
 from conformance.results.result_tables import MODELS as MODEL_TABLE
 from conformance.results.result_tables import NA, OK, model_state
@@ -41,15 +51,61 @@ def test_a_backend_without_a_quantizer_gets_the_row_not_run_and_starts_no_vendor
     assert line.split()[0] == QUANTIZED and "declares no quantizer" in line
 
 
-def test_a_quantizer_that_is_not_a_pt2e_quantizer_fails_the_rows_lowering_naming_what_it_returned():
+def test_a_backend_that_takes_only_quantized_programs_gets_the_quantized_row_not_run_as_the_same_program():
     reference = load_descriptor("ReferenceBackend")
-    quantized = dataclasses.replace(reference.quantized, make_quantizer=dict)  # returns a dict
-    ctx = Context(dataclasses.replace(reference, quantized=quantized), timeout=120)  # the object, pickled
+    every = dataclasses.replace(
+        reference, quantized=dataclasses.replace(reference.quantized, every_sample=True)
+    )
+    ctx = Context(every, "ReferenceBackend", timeout=60)
+    starts = VendorProcess.starts
     try:
         row = llm_result(ctx, quantized=True)
+        assert VendorProcess.starts == starts  # decided from the descriptor alone
     finally:
         ctx.close()
-    assert row["result"] == "lowering_failed", row
+    assert row["model"] == QUANTIZED and row["result"] == "not_run" and row["reason"] == SAME_PROGRAM, row
+    assert row["quantizer"] is None and model_state(row) == NA
+
+
+@pytest.mark.full  # a quantization, a lowering and 32 decoding calls (50 s at a load of 3)
+def test_a_backend_that_takes_only_quantized_programs_gets_its_llm_row_quantized_first(monkeypatch):
+    monkeypatch.syspath_prepend(str(BROKEN))
+    from broken_backends.quantized_samples import EVERY_SAMPLE
+
+    ctx = Context(EVERY_SAMPLE, "broken_backends.quantized_samples:EVERY_SAMPLE", timeout=600)
+    try:
+        row = llm_result(ctx)
+    finally:
+        ctx.close()
+    assert row["model"] == NAME and row["result"] == "matched", row
+    assert row["quantizer"] == "reference_backend.quantizer.ReferenceQuantizer", row
+    assert row["logits_scale"] > 0 and row["atol"] >= row["logits_scale"], row  # max_steps 1.0
+    assert row["tokens"] == row["expected_tokens"] and row["matched_tokens"] == STEPS, row
+    # the tokens compared with are the converted model's: the float decoder's differ
+    with torch.no_grad():
+        float_decoder = decoder.make()
+        floats = decoder.greedy(float_decoder, float_decoder, decoder.prompt()).tokens
+    assert row["expected_tokens"] != floats, row
+    for method in row["methods"].values():
+        assert method["delegated_nodes"] > 0, method
+    assert "quantized_decomposed::dequantize_per_tensor" not in row["cpu_ops"], row["cpu_ops"]
+
+
+@pytest.mark.parametrize(
+    "every_sample", [False, True], ids=["llm_quantized", "llm of a backend that quantizes every sample"]
+)
+def test_a_quantizer_that_is_not_a_pt2e_quantizer_fails_the_rows_lowering_naming_what_it_returned(
+    every_sample,
+):
+    reference = load_descriptor("ReferenceBackend")
+    # returns a dict; with every_sample, the float row is quantized first, so it meets the quantizer too
+    quantized = dataclasses.replace(reference.quantized, make_quantizer=dict, every_sample=every_sample)
+    ctx = Context(dataclasses.replace(reference, quantized=quantized), timeout=120)  # the object, pickled
+    try:
+        row = llm_result(ctx, quantized=not every_sample)
+    finally:
+        ctx.close()
+    assert row["result"] == "lowering_failed" and row["quantizer"] is None, row
     assert (
         "quantized.make_quantizer() returned builtins.dict, not a torchao PT2E Quantizer" in row["reason"]
     ), row
