@@ -30,6 +30,7 @@ import os
 import pickle
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,24 @@ class LoweringCache:
         if found[0] == "error" and not isinstance(found[1], str):
             return None
         return found
+
+    def entries(self) -> Iterator[tuple[str, Any]]:
+        """Every whole entry of the directory as ``get`` gives it back, ('result', value) or ('error',
+        message), in no particular order: what a run lowered, for a test or a tool to look at (a lookup is
+        ``get``). An entry that cannot be read or is not whole is skipped, and left for ``get`` to remove;
+        reading does not count as a hit nor make an entry recently used."""
+        try:
+            paths = sorted(self.directory.glob(f"??/*{SUFFIX}"))
+        except OSError:
+            return
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            found = self._decode(data)
+            if found is not None:
+                yield found
 
     def put_result(self, address: str, value: Any) -> None:
         self._put(address, ("result", value))

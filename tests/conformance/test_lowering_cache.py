@@ -108,6 +108,20 @@ def test_a_corrupt_entry_is_a_miss_and_is_removed(tmp_path, damage):
     assert cache.hits == 0
 
 
+def test_entries_lists_what_a_run_stored_and_skips_what_is_not_whole(tmp_path):
+    cache = LoweringCache(tmp_path)
+    assert list(LoweringCache(tmp_path / "none").entries()) == []
+    stored = _lowering(b"p" * 100)
+    cache.put_result("ab" * 32, stored)
+    cache.put_error("cd" * 32, "lowering raised RuntimeError: no")
+    (tmp_path / "ef").mkdir()
+    (tmp_path / "ef" / ("ef" * 32 + lc.SUFFIX)).write_bytes(b"garbage")
+    found = list(cache.entries())
+    assert sorted(kind for kind, _ in found) == ["error", "result"]
+    assert ("result", stored) in found and ("error", "lowering raised RuntimeError: no") in found
+    assert cache.hits == 0  # looking is not a lookup
+
+
 def test_an_unwritable_cache_is_no_failure(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
