@@ -92,6 +92,20 @@ def quantize(what: str, module: Any, batches: list[tuple[Any, ...]], quantizer: 
     return allow_exported_model_train_eval(converted)
 
 
+def call_keeping_node_meta(module: Any, *args: Any) -> Any:
+    """``module(*args)``, for a module of the suite that calls a sample: a graph module (a sample quantized with
+    the descriptor's quantizer) is run node by node with its nodes' metadata preserved, as torch.export runs a
+    graph module it is handed itself, so that exporting the caller keeps what the quantizer wrote there. Arm's
+    partitioners claim only nodes their quantizer marked in ``node.meta["custom"]``, which a plain call drops
+    (scoreboard/reproducers/arm_tosa_int_wrapped_model_not_delegated.py)."""
+    import torch
+
+    if not isinstance(module, torch.fx.GraphModule):
+        return module(*args)
+    with torch.fx.traceback.preserve_node_meta():
+        return torch.fx.Interpreter(module).run(*args)
+
+
 def output_scales(graph_module: Any) -> list[float | None]:
     """Of each output of a converted graph: the scale of the per-tensor dequantize it comes from, or None."""
     outputs = graph_module.graph.output_node().args[0]

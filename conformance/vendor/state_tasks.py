@@ -29,6 +29,7 @@ from conformance.vendor.bootstrap import descriptor
 from conformance.vendor.core_tasks import made_sample, partitioners
 from conformance.vendor.envelope import VendorError, step, vendor_call
 from conformance.vendor.records import pack
+from conformance.vendor.sample_quantization import call_keeping_node_meta
 
 #: Rows (positions) of each buffer, and the steps of each sequence (one position written per step).
 STEPS = 8
@@ -46,7 +47,9 @@ def _as_outputs(out: Any) -> list[Any]:
 
 def make_program(sample: Any, inputs: tuple[Any, ...], form: str) -> Any:
     """A stateful module around ``sample`` (in eval mode, shared, not copied), its buffers at their
-    initial values: the sample's inputs stacked ``STEPS`` times, or zeros the size of its first output."""
+    initial values: the sample's inputs stacked ``STEPS`` times, or zeros the size of its first output.
+    A sample quantized for an integer-only backend is called with its nodes' metadata kept, so the
+    backend's partitioners see what its quantizer marked (``call_keeping_node_meta``)."""
     import torch
 
     class StatefulSample(torch.nn.Module):
@@ -72,8 +75,8 @@ def make_program(sample: Any, inputs: tuple[Any, ...], form: str) -> Any:
             if form == READ_BY_SAMPLE:
                 for buffer, x in zip(buffers, xs):
                     buffer.index_copy_(0, rows, x)
-                return self.sample(*buffers)
-            first = _as_outputs(self.sample(*xs))[0]
+                return call_keeping_node_meta(self.sample, *buffers)
+            first = _as_outputs(call_keeping_node_meta(self.sample, *xs))[0]
             buffers[0].index_copy_(0, rows, first.reshape(1, -1))
             return buffers[0].clone()
 

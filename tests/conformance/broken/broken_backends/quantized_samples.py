@@ -4,6 +4,9 @@ lowered, and relu, add, linear and convolution declared in quantized patterns on
 
 EVERY_SAMPLE:    sound.
 NOT_A_QUANTIZER: every_sample with a make_quantizer() that returns no PT2E Quantizer.
+MARKED_ONLY:     sound, and its partitioner claims a quantized graph only where its quantizer marked the nodes it
+                 annotated in ``node.meta["custom"]``, as Arm's TOSA and Ethos-U partitioners do: a program that
+                 calls the converted sample from a module of its own is delegated only if that metadata is kept.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from functools import partial
 from conformance.descriptor import SampleModel
 from conformance.operators import OperatorSupport
 from reference_backend.conformance import DESCRIPTOR as REFERENCE
+from reference_backend.partitioner import ReferenceOperatorSupport, ReferencePartitioner
 from reference_backend.quantizer import MinMaxObserver, ReferenceQuantizer
 
 #: A quantized output is within a step or two of the converted model's; the samples' outputs are at most a few
@@ -52,4 +56,55 @@ EVERY_SAMPLE = dataclasses.replace(
 
 NOT_A_QUANTIZER = dataclasses.replace(
     EVERY_SAMPLE, quantized=dataclasses.replace(EVERY_SAMPLE.quantized, make_quantizer=lambda: object())
+)
+
+
+#: The key MarkingQuantizer writes in ``node.meta["custom"]`` of each node it annotates.
+MARK = "quantized_by_the_marking_quantizer"
+_QDQ = ("quantize_per_tensor", "dequantize_per_tensor", "dequantize_per_channel")
+
+
+class MarkingQuantizer(ReferenceQuantizer):
+    """ReferenceQuantizer that also marks each node it annotates in ``node.meta["custom"]``."""
+
+    def annotate(self, model):
+        model = super().annotate(model)
+        for node in model.graph.nodes:
+            if "quantization_annotation" in node.meta:
+                node.meta.setdefault("custom", {})[MARK] = True
+        return model
+
+
+def _marked(node) -> bool:
+    return bool(node.meta.get("custom", {}).get(MARK))
+
+
+class _MarkedSupport(ReferenceOperatorSupport):
+    """The reference's support, for marked nodes only, and quantize/dequantize nodes in a graph with a mark."""
+
+    def is_node_supported(self, submodules, node) -> bool:
+        if not super().is_node_supported(submodules, node):
+            return False
+        if _marked(node):
+            return True
+        is_qdq = any(name in str(node.target) for name in _QDQ)
+        return is_qdq and any(_marked(n) for n in node.graph.nodes)
+
+
+class MarkedOnlyPartitioner(ReferencePartitioner):
+    def operator_support(self):
+        return _MarkedSupport(self.blob_format[1])
+
+    def ops_to_not_decompose(self, ep):
+        ops, _keep = super().ops_to_not_decompose(ep)
+        support = self.operator_support()
+        return ops, lambda node: support.is_node_supported(None, node)
+
+
+MARKED_ONLY = dataclasses.replace(
+    EVERY_SAMPLE,
+    make_partitioners=lambda: [MarkedOnlyPartitioner(REFERENCE.make_partitioners()[0].compile_specs)],
+    quantized=dataclasses.replace(
+        EVERY_SAMPLE.quantized, make_quantizer=partial(MarkingQuantizer, MinMaxObserver)
+    ),
 )
