@@ -77,7 +77,7 @@ def test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer
     results = tmp_path / "results"
     proc = subprocess.run(
         [sys.executable, "-m", "scoreboard.run", "arm-tosa-int", "--results", str(results), "--no-models"]
-        + ["--ops", "aten::add.Tensor,aten::linear", "--checks", "AOT-3,AOT-4,RT-3,QNT,OPS"],
+        + ["--ops", "aten::add.Tensor,aten::linear", "--checks", "AOT-3,AOT-4,RT-3,STATE-1,QNT,OPS"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -90,8 +90,12 @@ def test_the_arm_integer_row_quantizes_every_sample_and_case_with_arms_quantizer
     assert run.rows()["arm-tosa-int"].get("models", True)
     report = json.loads((results / "arm-tosa-int" / "report.json").read_text())
     by_id = {r["id"]: r for r in report["results"]}
-    for check in ("AOT-3", "AOT-4", "RT-3", "QNT-1", "QNT-2", "QNT-3", "OPS-1"):
+    for check in ("AOT-3", "AOT-4", "RT-3", "STATE-1", "QNT-1", "QNT-2", "QNT-3", "OPS-1"):
         assert by_id[check]["outcome"] == "passed", (check, by_id[check])
+    # the stateful program calls the quantized sample with TOSAQuantizer's node metadata kept, which
+    # TOSAPartitioner claims by: the sample, reading the mutated buffer, runs in the reference model
+    assert "TOSABackend delegated aten::linear" in by_id["STATE-1"]["reason"], by_id["STATE-1"]
+    assert by_id["STATE-1"]["simulated"] is True
     rows = {o["op"]: o for o in report["operators"]}
     # the float cases quantized by TOSAQuantizer are delegated and computed in the reference model; the
     # corpus's hand-made quantized patterns (which Arm's partitioner does not claim) are not run
