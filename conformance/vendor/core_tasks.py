@@ -292,6 +292,11 @@ def load_runtime() -> RuntimeLoad:
     """Loads the runtime library once in this process and says what changed in the registry."""
     if _held.runtime is not None:
         return _held.runtime
+    if descriptor().quantizes_every_sample:
+        # Every program of such a backend is quantized, and the quantize/dequantize its partitioners leave on CPU
+        # (at the program's boundary) need ExecuTorch's quantized kernels, whether this process lowered the
+        # program (the quantizer may have loaded them) or the lowering cache gave it back.
+        import executorch.kernels.quantized  # noqa: F401
     from executorch.runtime import Runtime
 
     backend_id = descriptor().backend_id

@@ -86,15 +86,24 @@ def test_a_whole_run_of_an_integer_only_backend_judges_its_samples_and_quantized
 def test_the_stateful_program_keeps_the_quantizers_node_metadata_for_a_partitioner_that_reads_it(tmp_path):
     # MARKED_ONLY's partitioner claims only the nodes its quantizer marked in node.meta["custom"], as Arm's do:
     # STATE-1 calls the converted sample from a module of its own, and a plain call drops that metadata (then
-    # nothing was delegated and STATE-1 was not applicable, as on Arm's TOSA INT row before)
-    code, report, output = run_suite(tmp_path, f"{BACKENDS}:MARKED_ONLY", "--checks", "STATE-1")
-    assert report is not None, output[-3000:]
-    state = results_by_id(report)["STATE-1"]
-    assert state["outcome"] == "passed", state
-    assert code == 0, output[-3000:]
-    delegated = state["reason"].split("ReferenceBackend delegated ")[1].split(";")[0].split(", ")
-    assert {"aten::linear", "quantized_decomposed::quantize_per_tensor"} <= set(delegated), state["reason"]
-    assert "the buffer update ran on CPU (aten::index_put)" in state["reason"]
+    # nothing was delegated and STATE-1 was not applicable, as on Arm's TOSA INT row before). Its program's
+    # boundary quantize/dequantize stay on CPU: the second run, given the lowering by the cache, must still
+    # have their kernels when it loads the program.
+    cache = {"EXECUTORCH_CONFORMANCE_CACHE_DIR": str(tmp_path / "cache")}
+    for run in ("lowered", "cached"):
+        code, report, output = run_suite(
+            tmp_path / run, f"{BACKENDS}:MARKED_ONLY", "--checks", "STATE-1", env=cache
+        )
+        assert report is not None, output[-3000:]
+        assert (report["options"]["cached_lowerings"] > 0) == (run == "cached"), report["options"]
+        state = results_by_id(report)["STATE-1"]
+        assert state["outcome"] == "passed", (run, state)
+        assert code == 0, output[-3000:]
+        delegated = state["reason"].split("ReferenceBackend delegated ")[1].split(";")[0].split(", ")
+        assert {"aten::linear", "quantized_decomposed::quantize_per_tensor"} <= set(delegated), state[
+            "reason"
+        ]
+        assert "the buffer update ran on CPU (aten::index_put)" in state["reason"]
 
 
 def test_a_quantizer_that_is_not_one_fails_the_checks_that_lower_a_sample_with_the_reason(tmp_path):

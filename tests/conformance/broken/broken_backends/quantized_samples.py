@@ -7,6 +7,7 @@ NOT_A_QUANTIZER: every_sample with a make_quantizer() that returns no PT2E Quant
 MARKED_ONLY:     sound, and its partitioner claims a quantized graph only where its quantizer marked the nodes it
                  annotated in ``node.meta["custom"]``, as Arm's TOSA and Ethos-U partitioners do: a program that
                  calls the converted sample from a module of its own is delegated only if that metadata is kept.
+                 The program's input quantize and output dequantize stay on CPU, as on Arm's TOSA INT flow.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ NOT_A_QUANTIZER = dataclasses.replace(
 
 #: The key MarkingQuantizer writes in ``node.meta["custom"]`` of each node it annotates.
 MARK = "quantized_by_the_marking_quantizer"
-_QDQ = ("quantize_per_tensor", "dequantize_per_tensor", "dequantize_per_channel")
 
 
 class MarkingQuantizer(ReferenceQuantizer):
@@ -80,15 +80,21 @@ def _marked(node) -> bool:
 
 
 class _MarkedSupport(ReferenceOperatorSupport):
-    """The reference's support, for marked nodes only, and quantize/dequantize nodes in a graph with a mark."""
+    """The reference's support, for marked nodes only, and the quantize/dequantize nodes between them: a
+    quantize of a marked node's output, a dequantize a marked node reads. As on Arm's TOSA INT flow, the
+    quantize of the program's input and the dequantize of its output stay on CPU."""
 
     def is_node_supported(self, submodules, node) -> bool:
         if not super().is_node_supported(submodules, node):
             return False
         if _marked(node):
             return True
-        is_qdq = any(name in str(node.target) for name in _QDQ)
-        return is_qdq and any(_marked(n) for n in node.graph.nodes)
+        target = str(node.target)
+        if "quantize_per_tensor" in target and "dequantize" not in target:
+            return any(_marked(n) for n in node.all_input_nodes)
+        if "dequantize_per" in target:
+            return any(_marked(n) for n in node.users)
+        return False
 
 
 class MarkedOnlyPartitioner(ReferencePartitioner):
