@@ -73,6 +73,8 @@ PYTHON_MODULES: dict[str, tuple[str, ...] | None] = {
         "Report",
         "Backend",
         "Result",
+        "ResultRow",
+        "CarriedOver",
         "Options",
         "OperatorRow",
         "RuntimeLibrary",

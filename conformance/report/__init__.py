@@ -1,5 +1,6 @@
 """The JSON report of a run (schema: docs/report-schema.md), one concern per module:
 
+- ``rows``: the result row (``ResultRow``, a ``TypedDict``), the one type of ``results[]`` in memory;
 - ``records``: the report typed (``Report`` and its sections), read back with ``Report.from_dict``
   (``ReportTypeError`` lists each field of the wrong shape);
 - ``verdicts``: the verdict its results give (``verdict``), and each profile's (``profile_verdicts``);
@@ -27,6 +28,7 @@ from conformance.report.records import (
     json_fields,
     type_problems,
 )
+from conformance.report.rows import CarriedOver, ResultRow
 from conformance.report.sealing import (
     MAX_HASH_BYTES,
     canonical_bytes,
@@ -43,11 +45,13 @@ __all__ = [
     "SCHEMA",
     "SIMULATED_ONLY_REASON",
     "Backend",
+    "CarriedOver",
     "OperatorRow",
     "Options",
     "Report",
     "ReportTypeError",
     "Result",
+    "ResultRow",
     "RuntimeLibrary",
     "build_report",
     "canonical_bytes",
