@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.outcomes import FAILED, MUST, PASSED
+from conformance.report import CarriedOver, ResultRow
 from conformance.requirement_changes import grace
 from conformance.version_numbers import release as release_numbers
 
@@ -112,7 +113,8 @@ def read_claim(
             f"{where} is a {data['mode']} run whose verdict is {data['verdict']!r}: a certify run carries over "
             "only a certified report; give the report of a certify run"
         )
-    ran = {r["id"] for r in data["results"]}
+    results: list[ResultRow] = data["results"]  # of the schema's shape: it verified
+    ran = {r["id"] for r in results}
     return Claim(
         suite_version=version,
         verdict=data["verdict"],
@@ -120,11 +122,13 @@ def read_claim(
         created=data["created"],
         sha256=file_sha256(path),
         whole=data["mode"] == "certify" or set(releases()[version].check_ids) <= ran,
-        outcomes={r["id"]: r["outcome"] for r in data["results"]},
+        outcomes={r["id"]: r["outcome"] for r in results},
     )
 
 
-def carried(result: dict[str, Any], claim: Claim, current: str, released: dict | None = None) -> dict | None:
+def carried(
+    result: ResultRow, claim: Claim, current: str, released: dict | None = None
+) -> CarriedOver | None:
     """The ``carried_over`` of ``result`` under ``claim`` in suite ``current``, or None if it does not
     carry (``released``: the released check lists, default this install's)."""
     from conformance.released import releases
@@ -149,9 +153,9 @@ def carried(result: dict[str, Any], claim: Claim, current: str, released: dict |
     }
 
 
-def carry(results: list[dict[str, Any]], claim: Claim, current: str) -> list[dict[str, Any]]:
+def carry(results: list[ResultRow], claim: Claim, current: str) -> list[ResultRow]:
     """``results`` with ``carried_over`` added to each failure the claim carries over."""
-    out = []
+    out: list[ResultRow] = []
     for r in results:
         note = carried(r, claim, current)
         out.append({**r, "carried_over": note} if note else r)

@@ -21,7 +21,7 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.registry import selects
-from conformance.report import Report
+from conformance.report import Report, ResultRow
 
 
 def profile_problems(claimed: list[dict[str, Any]], computed: list[dict[str, Any]]) -> list[str]:
@@ -103,7 +103,7 @@ def some_ids(ids: list[str], most: int = 12) -> str:
     return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
 
 
-def result_problems(results: list[dict[str, Any]], release) -> list[str]:
+def result_problems(results: list[ResultRow], release) -> list[str]:
     if not results:
         return ["results is empty: a report must hold the result of every check it ran"]
     problems: list[str] = []
@@ -176,7 +176,7 @@ def carry_over_problems(parsed: Report, released: dict) -> list[str]:
     return problems
 
 
-def summary_problems(summary: dict[str, int], results: list[dict[str, Any]]) -> list[str]:
+def summary_problems(summary: dict[str, int], results: list[ResultRow]) -> list[str]:
     problems = []
     counts = Counter(r["outcome"] for r in results)
     for outcome in OUTCOMES:
@@ -213,7 +213,8 @@ def applicability_problems(report: dict[str, Any], release, capabilities: list[s
         if n > 1:
             problems.append(f"backend.capabilities lists {capability!r} {n} times")
     schema_2 = isinstance(report.get("options"), dict)  # schema 1 (suite 0.1.0) worded reasons its own way
-    for i, r in enumerate(report["results"]):
+    results: list[ResultRow] = report["results"]  # of the schema's shape: verify read it as a Report first
+    for i, r in enumerate(results):
         released = release.checks.get(r["id"])
         capability = released and released["applies_if"]
         if not capability:
@@ -255,7 +256,7 @@ def target_problems(report: dict[str, Any]) -> list[str]:
     return []
 
 
-def simulator_problems(report: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
+def simulator_problems(report: dict[str, Any], results: list[ResultRow]) -> list[str]:
     """A result marked simulated needs the simulator that ran it, and a simulated run has no target."""
     simulator = report.get("simulator")
     marked = [r["id"] for r in results if r.get("simulated") is True]
@@ -285,7 +286,8 @@ def expand_checks(spec: str | list[str] | None, ids: list[str]) -> list[str]:
 def selection_problems(report: dict[str, Any], release, certify: bool) -> list[str]:
     problems = []
     selected, options = report["selected"], report["options"]
-    ids = {r["id"] for r in report["results"]}
+    results: list[ResultRow] = report["results"]  # of the schema's shape: verify read it as a Report first
+    ids = {r["id"] for r in results}
     for id_, n in Counter(selected).items():
         if n > 1:
             problems.append(f"selected lists {id_} {n} times")
@@ -296,7 +298,7 @@ def selection_problems(report: dict[str, Any], release, certify: bool) -> list[s
     if lost:
         problems.append(f"selected {some_ids(lost)}, but the results lack them")
     chosen = set(selected)
-    extra = [r["id"] for r in report["results"] if r["id"] not in chosen]
+    extra = [r["id"] for r in results if r["id"] not in chosen]
     if extra:
         problems.append(f"results hold {some_ids(extra)}, which the run did not select")
     if options["certify"] != certify:

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from conformance.report import ResultRow
 from conformance.run.run_command import Options, run_command
 
 
@@ -63,8 +64,10 @@ def rerun(
 
 
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    before = {r["id"]: r for r in old["results"]}
-    after = {r["id"]: r for r in new["results"]}
+    """One line per check whose outcome differs between the verified report ``old`` and the re-run's
+    ``new`` (both written by the suite, so their results are rows of the schema's shape)."""
+    before: dict[str, ResultRow] = {r["id"]: r for r in old["results"]}
+    after: dict[str, ResultRow] = {r["id"]: r for r in new["results"]}
     out = []
     for id_ in list(before) + [i for i in after if i not in before]:
         a, b = before.get(id_), after.get(id_)

@@ -4,18 +4,19 @@ by outcome, waived, exempt) and ``counts_phrase`` (``36/45 passed, 3 waived, 6 e
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
 
 from conformance.outcomes import EXPECTED_FAILURE, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.registry import exempt
+from conformance.report import ResultRow
 
 
-def is_exempt(result: dict[str, Any], capabilities) -> bool:
+def is_exempt(result: ResultRow, capabilities) -> bool:
     """A conditional check that is not applicable because its capability is not declared."""
     return result.get("outcome") == NOT_APPLICABLE and exempt(result.get("applies_if"), capabilities)
 
 
-def tally(results: list[dict[str, Any]], capabilities) -> tuple[dict[str, int], int, int]:
+def tally(results: Sequence[ResultRow], capabilities) -> tuple[dict[str, int], int, int]:
     """(counts by outcome with "total", waived, exempt) of well-formed results."""
     counts = Counter(r["outcome"] for r in results)
     exempt = sum(is_exempt(r, capabilities) for r in results)

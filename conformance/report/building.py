@@ -5,10 +5,12 @@ with the environment, the backend's identity and the SHA-256 of its runtime libr
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from conformance.report.records import SCHEMA, Backend, OperatorRow, Options, Report, Result, RuntimeLibrary
+from conformance.report.rows import ResultRow
 from conformance.report.sealing import file_sha256, json_numbers, seal
 from conformance.report.verdicts import profile_verdicts, summarize, verdict
 from conformance.version_numbers import installed_version
@@ -57,7 +59,7 @@ def runtime_libraries(descriptor: Any) -> list[dict[str, Any]]:
 def build_report(
     *,
     descriptor: Any,
-    results: list[dict[str, Any]],
+    results: Sequence[ResultRow],
     certify: bool,
     interrupted: bool,
     selected: list[str],

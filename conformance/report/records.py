@@ -10,8 +10,10 @@ and its content hash the same.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, cast
 
+from conformance.report.rows import ResultRow
 from conformance.report.schema import kind_of, structure_problems
 from conformance.report.verdicts import profile_verdicts, verdict
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
@@ -36,11 +38,11 @@ class ReportTypeError(ValueError):
         self.problems = problems
 
 
-def _extra(data: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+def _extra(data: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in known}
 
 
-def _absent(data: dict[str, Any], optional: tuple[str, ...]) -> frozenset[str]:
+def _absent(data: Mapping[str, Any], optional: tuple[str, ...]) -> frozenset[str]:
     return frozenset(k for k in optional if k not in data)
 
 
@@ -50,7 +52,7 @@ def json_fields(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("extra", "absent"))
 
 
-def _fields_from(cls: type, data: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+def _fields_from(cls: type, data: Mapping[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
     """The keyword arguments of ``cls`` read from ``data``: each field from its key (an ``optional`` one
     None where missing; a missing required one is a KeyError), the unknown keys as ``extra``."""
     names = json_fields(cls)
@@ -126,7 +128,8 @@ class Backend:
 
 @dataclasses.dataclass
 class Result:
-    """``results[]``: one check's outcome (``outcome`` is one of outcomes.OUTCOMES)."""
+    """``results[]``: one check's outcome (``outcome`` is one of outcomes.OUTCOMES), typed; its JSON form,
+    the row the suite's code passes around, is ``ResultRow`` (conformance/report/rows.py)."""
 
     id: str
     clause: str
@@ -152,16 +155,17 @@ class Result:
     #: docs/contract.md, "Simulated runtimes"). Written only when true.
     simulated: bool | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ResultRow:
         out = {k: getattr(self, k) for k in json_fields(Result) if k not in self.absent}
         if self.carried_over is None:
             out.pop("carried_over", None)
         if not self.simulated:
             out.pop("simulated", None)
-        return {**out, **self.extra}
+        # the keys of ResultRow (tests/certification/test_result_row.py), and the unknown ones read (extra)
+        return cast(ResultRow, {**out, **self.extra})
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Result:
+    def from_dict(cls, d: Mapping[str, Any]) -> Result:
         optional = (
             "applies_if",
             "duration_s",
@@ -289,7 +293,7 @@ class Report:
     def certify(self) -> bool:
         return self.mode == "certify"
 
-    def result_dicts(self) -> list[dict[str, Any]]:
+    def result_dicts(self) -> list[ResultRow]:
         return [r.to_dict() for r in self.results]
 
     def computed_verdict(self) -> tuple[str, list[str], list[str]]:

@@ -8,11 +8,13 @@ together) and the warnings; ``profile_verdicts``: the same rule over each profil
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.outcomes import BAD, FAILED, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.profiles import NOT_CLAIMED, PROFILES
 from conformance.registry import exempt
+from conformance.report.rows import ResultRow
 
 #: Why a MUST check that passed only simulated does not certify (docs/contract.md, "Simulated runtimes").
 SIMULATED_ONLY_REASON = (
@@ -22,7 +24,7 @@ SIMULATED_ONLY_REASON = (
 
 
 def verdict(
-    results: list[dict[str, Any]],
+    results: Sequence[ResultRow],
     certify: bool,
     capabilities: list[str] | tuple[str, ...] = (),
     interrupted: bool = False,
@@ -116,12 +118,12 @@ def _cause(reason: str) -> str:
     return reason
 
 
-def _exempt(result: dict[str, Any], capabilities) -> bool:
+def _exempt(result: ResultRow, capabilities) -> bool:
     return exempt(result.get("applies_if"), capabilities)
 
 
 def profile_verdicts(
-    results: list[dict[str, Any]],
+    results: Sequence[ResultRow],
     certify: bool,
     capabilities: list[str] | tuple[str, ...] = (),
     interrupted: bool = False,
@@ -157,7 +159,7 @@ def profile_verdicts(
     return entries
 
 
-def summarize(results: list[dict[str, Any]]) -> dict[str, int]:
+def summarize(results: Sequence[ResultRow]) -> dict[str, int]:
     """Count of each outcome, and the total."""
     summary = {o: sum(r["outcome"] == o for r in results) for o in OUTCOMES}
     summary["total"] = len(results)

@@ -13,6 +13,7 @@ import pytest
 
 from conformance.outcomes import NOT_RUN, OUTCOMES, PASSED
 from conformance.registry import Check
+from conformance.report import ResultRow
 from conformance.run.check_reports import check_id_of, outcome_of, reason_of, summed_seconds
 
 
@@ -24,7 +25,7 @@ class CheckResults:
         #: the models the run selected (None: no model tier)
         self.models = models
         #: check id -> its result row (the report's ``results[]``)
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, ResultRow] = {}
         #: (operator, dtype) -> its row of the report's ``operators`` section
         self.operators: dict[tuple[str, str], dict[str, Any]] = {}
         #: model name -> its row of the report's models section, as the model tests report them
@@ -60,15 +61,20 @@ class CheckResults:
         simulated = any(k == "simulated" for k, _ in report.user_properties) or bool(
             previous and previous.get("simulated")
         )
-        self.results[check_id] = {
-            **self.result(check_id, outcome, reason, report.duration, shared),
-            **{k: round(v, 3) for k, v in seconds.items()},
-            **({"simulated": True} if simulated else {}),
-        }
+        # where the vendor process's time went (conformance/vendor/step_times.py), each key spelled out so
+        # that mypy holds it to ResultRow
+        assert set(seconds) == {"init_s", "execute_s", "lowering_s"}, sorted(seconds)
+        row = self.result(check_id, outcome, reason, report.duration, shared)
+        row["init_s"] = round(seconds["init_s"], 3)
+        row["execute_s"] = round(seconds["execute_s"], 3)
+        row["lowering_s"] = round(seconds["lowering_s"], 3)
+        if simulated:
+            row["simulated"] = True
+        self.results[check_id] = row
 
     def result(
         self, check_id: str, outcome: str, reason: str, duration: float, shared: float = 0.0
-    ) -> dict[str, Any]:
+    ) -> ResultRow:
         """The result row of check ``check_id``."""
         assert outcome in OUTCOMES, outcome
         c = self.checks[check_id]
@@ -120,7 +126,7 @@ class CheckResults:
             return None
         return [self.model_rows[m] for m in self.models if m in self.model_rows]
 
-    def complete(self, expected_ids: list[str], interrupted: bool) -> list[dict[str, Any]]:
+    def complete(self, expected_ids: list[str], interrupted: bool) -> list[ResultRow]:
         """A result for every selected check, in the suite's order; the missing ones are not_run."""
         why = (
             "the run was interrupted before this check reported"
