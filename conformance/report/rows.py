@@ -10,7 +10,9 @@ time (a row is still the JSON object, and any dict is accepted where one is take
 each key and the type of its value wherever the suite makes or reads a row. ``Result`` stays the typed
 form of a row inside a whole ``Report`` (``Report.from_dict``); its ``to_dict`` gives the row back.
 tests/certification/test_result_row.py holds the keys here, ``Result``'s fields and the schema's
-properties equal, so none of the three can gain or lose a field alone.
+properties equal, so none of the three can gain or lose a field alone, and
+tests/layering/test_result_row_owner.py fails when a module where results flow annotates one as a plain
+``dict[str, Any]`` again.
 
 A row read from a report may hold keys of a later suite version besides these: a ``TypedDict`` does not
 forbid them at run time, and ``Result`` keeps them (``extra``).
