@@ -26,7 +26,7 @@ from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outcomes import CheckFailed
 from conformance.profiles import certified_profiles
 from conformance.registry import Check, exempt, selects
-from conformance.report import build_report, write_report
+from conformance.report import ProfileRow, build_report, write_report
 from conformance.results.artifacts import Artifacts, write_artifacts
 from conformance.results.summary_text import summary_lines
 from conformance.run.certify_plugins import refuse_foreign_plugins
@@ -380,7 +380,7 @@ class ConformanceRun:
         if self.report["verdict"] == "not conformant" and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _junit_profiles(self, profiles: list[dict[str, Any]]) -> None:
+    def _junit_profiles(self, profiles: list[ProfileRow]) -> None:
         """Each profile's verdict as a property of junit.xml's testsuite (``profile:core`` =
         ``certified``), and ``certifies`` (``Core + Named data``), when --junitxml is given."""
         from _pytest.junitxml import xml_key

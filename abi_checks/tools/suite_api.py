@@ -75,6 +75,7 @@ PYTHON_MODULES: dict[str, tuple[str, ...] | None] = {
         "Result",
         "ResultRow",
         "CarriedOver",
+        "ProfileRow",
         "Options",
         "OperatorRow",
         "RuntimeLibrary",

@@ -21,10 +21,10 @@ from conformance.outcomes import (
     UNEXPECTED_PASS,
 )
 from conformance.registry import selects
-from conformance.report import Report, ResultRow
+from conformance.report import ProfileRow, Report, ResultRow
 
 
-def profile_problems(claimed: list[dict[str, Any]], computed: list[dict[str, Any]]) -> list[str]:
+def profile_problems(claimed: list[ProfileRow], computed: list[ProfileRow]) -> list[str]:
     """What is wrong with a report's ``profiles`` (``claimed``, of the schema's shape) against the
     entries its results give (``computed``): a profile claimed with another verdict than its results
     give, one missing, one unknown or repeated, or an entry that differs in any other field."""

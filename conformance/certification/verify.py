@@ -43,6 +43,7 @@ from conformance.profiles import certified_profiles
 from conformance.report import (
     MODES,
     SCHEMA,
+    ProfileRow,
     Report,
     ReportTypeError,
     content_hash,
@@ -62,7 +63,7 @@ class Verification:
     waived: int = 0  # expected failures and declared not-applicable MUST checks
     exempt: int = 0  # conditional checks whose capability the backend does not declare
     #: the verdict of each profile, recomputed from the results (conformance.report.profile_verdicts)
-    profiles: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    profiles: list[ProfileRow] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -1,6 +1,7 @@
 """The JSON report of a run (schema: docs/report-schema.md), one concern per module:
 
-- ``rows``: the result row (``ResultRow``, a ``TypedDict``), the one type of ``results[]`` in memory;
+- ``rows``: the result row (``ResultRow``, a ``TypedDict``), the one type of ``results[]`` in memory, and
+  the profile row (``ProfileRow``) of ``profiles[]``;
 - ``records``: the report typed (``Report`` and its sections), read back with ``Report.from_dict``
   (``ReportTypeError`` lists each field of the wrong shape);
 - ``verdicts``: the verdict its results give (``verdict``), and each profile's (``profile_verdicts``);
@@ -28,7 +29,7 @@ from conformance.report.records import (
     json_fields,
     type_problems,
 )
-from conformance.report.rows import CarriedOver, ResultRow
+from conformance.report.rows import CarriedOver, ProfileRow, ResultRow
 from conformance.report.sealing import (
     MAX_HASH_BYTES,
     canonical_bytes,
@@ -48,6 +49,7 @@ __all__ = [
     "CarriedOver",
     "OperatorRow",
     "Options",
+    "ProfileRow",
     "Report",
     "ReportTypeError",
     "Result",

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
-from conformance.report.rows import ResultRow
+from conformance.report.rows import CarriedOver, ProfileRow, ResultRow
 from conformance.report.schema import kind_of, structure_problems
 from conformance.report.verdicts import profile_verdicts, verdict
 from conformance.version import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
@@ -150,7 +150,7 @@ class Result:
     absent: frozenset[str] = frozenset()
     #: a failure a previous claim carries over (from suite 0.6.0; conformance/certification/carry_over.py):
     #: from, change, since, failure_from, what. Written only when set.
-    carried_over: dict[str, str] | None = None
+    carried_over: CarriedOver | None = None
     #: the check ran programs whose delegates the vendor's simulator computed (the report's ``simulator``;
     #: docs/contract.md, "Simulated runtimes"). Written only when true.
     simulated: bool | None = None
@@ -266,7 +266,7 @@ class Report:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: the verdict of each profile (``profile_verdicts``); None: a report before 0.6.0 (computed from results).
     #: Last, so that a Report built with positional arguments keeps working (docs/api-stability.md).
-    profiles: list[dict[str, Any]] | None = None
+    profiles: list[ProfileRow] | None = None
     #: the claim of ``--previous-report`` (conformance/certification/carry_over.py), from suite 0.6.0
     previous_report: dict[str, Any] | None = None
     #: the vendor's simulator that computed the backend's delegates in the runtime checks (backend_id,
@@ -300,7 +300,7 @@ class Report:
         """(verdict, reasons, warnings) that the results give (``verdict`` below)."""
         return verdict(self.result_dicts(), self.certify, self.backend.declared, self.interrupted is True)
 
-    def computed_profiles(self) -> list[dict[str, Any]]:
+    def computed_profiles(self) -> list[ProfileRow]:
         """The profile verdicts that the results give (``profile_verdicts``), whatever ``profiles`` says."""
         return profile_verdicts(
             self.result_dicts(), self.certify, self.backend.declared, self.interrupted is True

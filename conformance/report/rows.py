@@ -1,5 +1,6 @@
 """The result row: one check's outcome as a report holds it (``results[]`` of
-conformance/schemas/report.schema.json), typed once for every module that makes or reads one.
+conformance/schemas/report.schema.json), typed once for every module that makes or reads one; and the
+profile row (``profiles[]``), the verdict the results give for one profile.
 
 A row stays a dict in memory, typed with ``ResultRow`` (a ``TypedDict``), rather than becoming the
 ``Result`` dataclass of conformance/report/records.py, because the dict is what every party exchanges:
@@ -12,7 +13,14 @@ form of a row inside a whole ``Report`` (``Report.from_dict``); its ``to_dict`` 
 tests/certification/test_result_row.py holds the keys here, ``Result``'s fields and the schema's
 properties equal, so none of the three can gain or lose a field alone, and
 tests/layering/test_result_row_owner.py fails when a module where results flow annotates one as a plain
-``dict[str, Any]`` again.
+mapping again.
+
+The renderers of conformance/results/ read rows as ``Any`` on purpose, not as ``ResultRow``: they draw
+any report, one that did not verify or was cut short included, so a key may be missing or of another type
+there (conformance/results/result_tables.py, "Cells never raise on a report of the wrong shape").
+
+``ProfileRow`` is the same for ``profiles[]``, which ``profile_verdicts`` computes from the result rows
+and ``verify`` compares with what a report claims.
 
 A row read from a report may hold keys of a later suite version besides these: a ``TypedDict`` does not
 forbid them at run time, and ``Result`` keeps them (``extra``).
@@ -60,3 +68,16 @@ class ResultRow(_RequiredResultKeys, total=False):
     carried_over: CarriedOver
     #: written only when true: the check ran programs in the vendor's simulator (from suite 0.6.0)
     simulated: bool
+
+
+class ProfileRow(TypedDict):
+    """``profiles[]`` (from suite 0.6.0): one profile's verdict (conformance/profiles.py,
+    ``conformance.report.profile_verdicts``)."""
+
+    id: str
+    name: str
+    #: the ids of the report's results that belong to the profile, in result order
+    checks: list[str]
+    #: certified, conformant, not conformant, or not claimed (conformance.profiles.NOT_CLAIMED)
+    verdict: str
+    reasons: list[str]

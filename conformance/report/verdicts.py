@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from conformance.outcomes import BAD, FAILED, MUST, NOT_APPLICABLE, OUTCOMES, PASSED
 from conformance.profiles import NOT_CLAIMED, PROFILES
 from conformance.registry import exempt
-from conformance.report.rows import ResultRow
+from conformance.report.rows import ProfileRow, ResultRow
 
 #: Why a MUST check that passed only simulated does not certify (docs/contract.md, "Simulated runtimes").
 SIMULATED_ONLY_REASON = (
@@ -127,7 +126,7 @@ def profile_verdicts(
     certify: bool,
     capabilities: list[str] | tuple[str, ...] = (),
     interrupted: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[ProfileRow]:
     """One entry per profile (conformance/profiles.py) with a result among ``results``, in table order:
     ``id``, ``name``, ``checks`` (the ids of its results), ``verdict`` and ``reasons``.
 
@@ -136,7 +135,7 @@ def profile_verdicts(
     result is a conditional check of a capability the backend does not declare is "not claimed", its
     reason naming the capabilities. A profile none of whose checks was selected has no entry.
     """
-    entries = []
+    entries: list[ProfileRow] = []
     for profile in PROFILES:
         mine = [r for r in results if profile.covers(r["id"])]
         if not mine:

@@ -2,7 +2,7 @@
 typed with (conformance/report/rows.py), the ``Result`` dataclass of the typed reader
 (conformance/report/records.py) and the ``results[]`` object of the report's JSON Schema
 (conformance/schemas/report.schema.json). A field added to, or dropped from, one of them alone fails
-here."""
+here. The same for the profile row (``ProfileRow``, ``profiles[]``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import get_type_hints
 
 from templates import REAL
 
-from conformance.report import CarriedOver, Result, ResultRow, json_fields
+from conformance.report import CarriedOver, ProfileRow, Result, ResultRow, json_fields, profile_verdicts
 from conformance.report.schema import load_schema
 
 
@@ -43,6 +43,21 @@ def test_the_row_types_are_those_of_the_schema():
         expected = {python[k] for k in kinds}
         annotated = set(getattr(hints[key], "__args__", (hints[key],)))
         assert annotated == expected, key
+
+
+def test_the_profile_row_has_the_keys_of_the_schema():
+    schema = load_schema()["$defs"]["profile"]
+    assert set(ProfileRow.__required_keys__) == set(schema["required"]) == set(schema["properties"])
+    assert not ProfileRow.__optional_keys__
+
+
+def test_the_profile_rows_computed_are_those_written():
+    data = json.loads(REAL.read_text(encoding="utf-8"))
+    computed: list[ProfileRow] = profile_verdicts(
+        data["results"], data["mode"] == "certify", data["backend"]["capabilities"]
+    )
+    assert computed == data["profiles"]
+    assert all(set(row) == set(ProfileRow.__required_keys__) for row in computed)
 
 
 def test_a_written_row_reads_as_a_result_and_back():

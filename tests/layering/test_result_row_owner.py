@@ -1,12 +1,13 @@
 """A check's result row has one type, ``conformance.report.ResultRow`` (conformance/report/rows.py, held to
-the JSON Schema by tests/certification/test_result_row.py). No module that makes or reads results annotates
-one as a plain mapping again (``dict[str, Any]``, ``Mapping[str, Any]``, ``dict[str, object]``, a bare
+the JSON Schema by tests/certification/test_result_row.py), and so has the profile row its results give
+(``ProfileRow``). No module that makes or reads results annotates one as a plain mapping again (``dict[str, Any]``, ``Mapping[str, Any]``, ``dict[str, object]``, a bare
 ``dict``), which mypy cannot check a key of.
 
 How a result row is recognised, in the modules where check results flow (the run, the plugin, the report,
-its renderers and certification): a parameter, a variable or an attribute named ``result`` or ``results``,
-and what a function returns whose name says it gives results (``result``, ``results``, ``result_dicts``,
-``complete``, ``carry``: any name with ``result`` in it, and those listed in ``RETURNS_RESULTS``). A plain
+its renderers and certification): a parameter, a variable or an attribute named ``result``, ``results``
+or ``profiles``, and what a function returns whose name says it gives them (``result``, ``result_dicts``,
+``computed_profiles``, ``profile_verdicts``: any name with ``result`` or ``profile`` in it, and
+``complete`` and ``carry``, listed in ``RETURNS_RESULTS``). A plain
 mapping anywhere in such an annotation is one (``list[dict[str, Any]]``, ``dict[str, Any] | None``), except
 as the key or value type of a dict that holds rows (``dict[str, ResultRow]`` is fine). Names other than
 these (``row``, ``case``, ``report``) belong to other rows (operators', models', cases') and to the report
@@ -26,8 +27,11 @@ from project_trees import ROOT, python_modules
 SCANNED = ("conformance/report", "conformance/results", "conformance/certification", "conformance/run")
 SCANNED_FILES = ("conformance/plugin.py", "conformance/testing.py", "conformance/cli.py")
 OWNER = ROOT / "conformance" / "report" / "rows.py"
-#: Names of a parameter, variable or attribute that hold one result row or a collection of them.
-RESULT_NAMES = frozenset({"result", "results"})
+#: Names of a parameter, variable or attribute that hold one result row or a collection of them, or the
+#: profile rows.
+RESULT_NAMES = frozenset({"result", "results", "profiles"})
+#: What the name of a function that gives such rows has in it.
+RESULT_WORDS = ("result", "profile")
 #: Functions giving result rows whose name does not say "result".
 RETURNS_RESULTS = frozenset({"complete", "carry"})
 #: (module, function) -> why its ``result`` is not a check's result row
@@ -71,7 +75,8 @@ def plain_rows(source: str, filename: str = "<source>", module: str = "") -> lis
             for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
                 if arg.arg in RESULT_NAMES and _plain(arg.annotation):
                     found.append(f"{arg.lineno}: parameter {arg.arg!r} of {node.name}()")
-            if ("result" in node.name or node.name in RETURNS_RESULTS) and _plain(node.returns):
+            gives_rows = any(w in node.name for w in RESULT_WORDS) or node.name in RETURNS_RESULTS
+            if gives_rows and _plain(node.returns):
                 found.append(f"{node.lineno}: what {node.name}() returns")
         elif isinstance(node, ast.AnnAssign):
             name = _target_name(node.target)
@@ -111,6 +116,8 @@ class Collected:
     def __init__(self) -> None:
         self.results: dict[str, dict[str, Any]] = {}
 results: list[Mapping[str, Any]] = []
+def profile_verdicts(results: Sequence[ResultRow]) -> list[dict[str, Any]]: ...
+def _junit_profiles(self, profiles: list[dict[str, Any]]) -> None: ...
 """
     assert plain_rows(source) == [
         "3: parameter 'results' of verdict()",
@@ -119,6 +126,8 @@ results: list[Mapping[str, Any]] = []
         "6: what complete() returns",
         "9: self.results",
         "10: results",
+        "11: what profile_verdicts() returns",
+        "12: parameter 'profiles' of _junit_profiles()",
     ]
 
 
