@@ -152,14 +152,14 @@ class Result:
     #: from, change, since, failure_from, what. Written only when set.
     carried_over: CarriedOver | None = None
     #: the check ran programs whose delegates the vendor's simulator computed (the report's ``simulator``;
-    #: docs/contract.md, "Simulated runtimes"). Written only when true.
+    #: docs/contract.md, "Simulated runtimes"). The suite sets it only when true; a value read is written back.
     simulated: bool | None = None
 
     def to_dict(self) -> ResultRow:
         out = {k: getattr(self, k) for k in json_fields(Result) if k not in self.absent}
         if self.carried_over is None:
             out.pop("carried_over", None)
-        if not self.simulated:
+        if self.simulated is None:  # a report read with "simulated": false writes it back
             out.pop("simulated", None)
         # the keys of ResultRow (tests/certification/test_result_row.py), and the unknown ones read (extra)
         return cast(ResultRow, {**out, **self.extra})

@@ -35,6 +35,15 @@ def test_unknown_fields_are_kept_and_absent_ones_stay_absent():
     assert Report.from_dict(data).to_dict() == data
 
 
+def test_a_result_marked_not_simulated_is_written_back_as_read():
+    """The suite writes ``simulated`` only when true, but the schema allows false: a report that has it reads
+    and writes as the same JSON, like any other field, so its content hash stays the same."""
+    data = json.loads(REAL.read_text(encoding="utf-8"))
+    data["results"][0]["simulated"] = False
+    data["results"][1]["simulated"] = True
+    assert Report.from_dict(data).to_dict() == data
+
+
 def test_a_dict_of_the_wrong_shape_raises_the_problems_verify_reports():
     data = json.loads(REAL.read_text(encoding="utf-8"))
     data["results"][2]["outcome"] = 3
