@@ -36,7 +36,7 @@ from conformance.vendor.bootstrap import descriptor
 from conformance.vendor.core_tasks import partitioners, require_runtime
 from conformance.vendor.envelope import VendorError, step, vendor_call
 from conformance.vendor.records import pack, unpack
-from conformance.vendor.sample_quantization import made_quantizer, output_scales
+from conformance.vendor.sample_quantization import load_quantized_kernels, made_quantizer, output_scales
 
 METHODS = ("prefill", "decode")
 
@@ -73,7 +73,6 @@ def _export(module: Any, method: str, dynamic: bool = False) -> Any:
 def _quantize(module: Any) -> tuple[Any, dict[str, Any]]:
     """The decoder quantized with the descriptor's quantizer (module docstring), its cache zeroed, and what the
     row records: the quantizer's class and the scale of the logits' dequantize (None if they are not)."""
-    import executorch.kernels.quantized  # noqa: F401  (out variants of quantize/dequantize a backend leaves on CPU)
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from conformance.models import decoder
@@ -86,6 +85,7 @@ def _quantize(module: Any) -> tuple[Any, dict[str, Any]]:
     step("calibration: greedy decoding of the prompt with the prepared decoder")
     vendor_call("calibration of the decoder", decoder.greedy, prepared, prepared, decoder.prompt())
     converted = vendor_call("convert_pt2e of the decoder", convert_pt2e, prepared)
+    load_quantized_kernels()
     _zero_caches(converted)
     return converted, {"quantizer": kind, "logits_scale": output_scales(converted)[0]}
 

@@ -25,7 +25,7 @@ from conformance.vendor.bootstrap import descriptor
 from conformance.vendor.core_tasks import observe, partitioners
 from conformance.vendor.envelope import VendorError, step, vendor_call
 from conformance.vendor.records import pack
-from conformance.vendor.sample_quantization import DEQUANTIZE_OPS, QUANTIZE_OPS
+from conformance.vendor.sample_quantization import DEQUANTIZE_OPS, QUANTIZE_OPS, load_quantized_kernels
 
 
 def _flat(out: Any) -> list[Any]:
@@ -238,7 +238,7 @@ def lower_batch(keys: list[str]) -> dict[str, Any]:
     if any(by_quantizer) or any("quantized" in case(key).traits for key in keys):
         # As a user whose program keeps quantize/dequantize nodes on CPU must (C-QNT-2): the program is still
         # written, and OPS-1 names what stayed on CPU.
-        import executorch.kernels.quantized  # noqa: F401
+        load_quantized_kernels()
     batch = _Batch(modules, arity).eval()
     if any(by_quantizer):
         if not all(by_quantizer):

@@ -79,7 +79,6 @@ def _delegate_count(graph_module, backend_id: str) -> int:
 def quantized_flow(name: str) -> dict[str, Any]:
     """Quantizes sample ``name`` with the declared quantizer (export, prepare_pt2e, calibrate,
     convert_pt2e), lowers it with the backend's partitioners and reports what the checks need."""
-    import executorch.kernels.quantized  # noqa: F401  (out variants of quantize/dequantize a backend leaves on CPU)
     import torch
     from executorch.exir import to_edge_transform_and_lower
 

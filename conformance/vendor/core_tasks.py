@@ -24,6 +24,7 @@ from conformance.vendor.bootstrap import (
 )
 from conformance.vendor.envelope import VendorError, one_line, plain, step, vendor_call
 from conformance.vendor.records import Lowering, PartitionRecord, RuntimeLoad, pack, unpack
+from conformance.vendor.sample_quantization import load_quantized_kernels
 
 
 class _Held:
@@ -296,7 +297,7 @@ def load_runtime() -> RuntimeLoad:
         # Every program of such a backend is quantized, and the quantize/dequantize its partitioners leave on CPU
         # (at the program's boundary) need ExecuTorch's quantized kernels, whether this process lowered the
         # program (the quantizer may have loaded them) or the lowering cache gave it back.
-        import executorch.kernels.quantized  # noqa: F401
+        load_quantized_kernels()
     from executorch.runtime import Runtime
 
     backend_id = descriptor().backend_id

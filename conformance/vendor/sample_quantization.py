@@ -24,6 +24,15 @@ DEQUANTIZE_OPS = (
 )
 
 
+def load_quantized_kernels() -> None:
+    """Registers ExecuTorch's out variants of quantize/dequantize in this process (importing
+    ``executorch.kernels.quantized``; once per process). A quantized program whose partitioners leave
+    quantize/dequantize nodes on CPU needs them to be written (``to_executorch``) and to run, as in a user's
+    program (C-QNT-2): the quantize step calls this, and so does a process that runs such programs from the
+    lowering cache without quantizing anything itself."""
+    import executorch.kernels.quantized  # noqa: F401
+
+
 def made_quantizer() -> tuple[Any, str, bool]:
     """A fresh quantizer from the descriptor, its type's qualified name, and whether it is a torchao PT2E
     ``Quantizer``."""
@@ -87,6 +96,7 @@ def quantize(what: str, module: Any, batches: list[tuple[Any, ...]], quantizer: 
         for batch in batches:
             vendor_call(f"calibration of {what}", prepared, *batch)
         converted = vendor_call(f"convert_pt2e of {what}", convert_pt2e, prepared)
+    load_quantized_kernels()
     # The checks put a sample inside modules of their own (a stateful wrapper, a second method) and call
     # eval() on those; a converted graph module refuses train()/eval() unless allowed.
     return allow_exported_model_train_eval(converted)

@@ -209,10 +209,6 @@ def state_flow(which: str, name: str) -> dict[str, Any]:
     run_eager(left, first)
     continued = run_eager(left, first)
 
-    if descriptor().quantizes_every_sample:
-        # A quantized sample's quantize/dequantize nodes that the partitioners leave on CPU need ExecuTorch's
-        # kernels, as in a user's program.
-        import executorch.kernels.quantized  # noqa: F401
     found, label = _found_partitioners(which)
     edge = vendor_call(
         f"lowering the stateful program of sample model {name!r} with the backend's {label}",
