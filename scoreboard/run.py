@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
 
 from conformance.run.run_command import Options, run_command, shown
 from conformance.version_numbers import installed_version
@@ -66,17 +67,20 @@ def cpu_flags() -> list[str]:
     return sorted(flags & {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_tile"})
 
 
-def redact(text: str, tmp: str) -> str:
-    """``text`` with this machine's paths written relative: the venv, the repository, the scratch dir."""
+def redact(text: str, tmp: str, xml: bool = False) -> str:
+    """``text`` with this machine's paths written relative: the venv, the repository, the scratch dir, as
+    ``<venv>``, ``<repo>`` and ``<tmp>``; ``xml``: ``text`` is an XML document (junit.xml), so the names are
+    written escaped, as the characters ``<`` and ``>`` must be in its text and attribute values."""
     for real, name in (
         (sys.prefix, "<venv>"),
         (str(REPO), "<repo>"),
         (tmp, "<tmp>"),
         (tempfile.gettempdir(), "<tmp>"),
     ):
+        written = xml_escape(name) if xml else name
         for spelled in {real, os.path.realpath(real)}:
             # the whole path only: .venv must not turn .venv-arm into <venv>-arm
-            text = re.sub(re.escape(spelled) + r"(?![\w.-])", name, text)
+            text = re.sub(re.escape(spelled) + r"(?![\w.-])", written, text)
     return text
 
 
@@ -121,7 +125,9 @@ def run_row(
         (out / "report.json").write_text(json.dumps(seal(report), indent=2, sort_keys=True) + "\n")
         for kept in KEPT[1:]:
             if (Path(tmp) / kept).is_file():
-                (out / kept).write_text(redact((Path(tmp) / kept).read_text(), tmp))
+                (out / kept).write_text(
+                    redact((Path(tmp) / kept).read_text(), tmp, xml=kept.endswith(".xml"))
+                )
     record = {
         "row": name,
         "backend": backend,

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -137,6 +138,27 @@ def test_the_short_form_runs_one_backend_and_renders_it_as_a_row(tmp_path):
     text = (out / render.MARKDOWN).read_text()
     assert "| aten::add.Tensor float32 |" in text and "xnnpack-short" in text
     assert "<table>" in (out / render.PAGE).read_text()
+
+
+def test_every_committed_junit_file_is_xml_and_names_no_path_of_this_machine():
+    """junit.xml is kept with each row for CI tools to read; the paths redacted in it (``<repo>``, ``<venv>``,
+    ``<tmp>``) must be written escaped, or the first one ends the document for every XML parser."""
+    files = sorted(run.RESULTS.glob("*/junit.xml"))
+    assert files
+    for path in files:
+        root = ElementTree.parse(path).getroot()  # noqa: S314  the committed files; a ParseError names line, column
+        text = " ".join(filter(None, (v for e in root.iter() for v in (e.text, *e.attrib.values()))))
+        assert str(REPO) not in text and sys.prefix not in text, path
+
+
+def test_redacting_xml_writes_the_placeholders_escaped(tmp_path):
+    message = f"failed at {REPO}/conformance/x.py and {sys.prefix}/lib/y.py in {tmp_path}/z"
+    document = f'<testsuite><testcase name="a"><failure message="{message}">{message}</failure></testcase></testsuite>'
+    redacted = run.redact(document, str(tmp_path), xml=True)
+    failure = ElementTree.fromstring(redacted).find("testcase/failure")  # noqa: S314  made here
+    expected = "failed at <repo>/conformance/x.py and <venv>/lib/y.py in <tmp>/z"
+    assert failure is not None and failure.get("message") == expected and failure.text == expected
+    assert run.redact(message, str(tmp_path)) == expected  # JSON text keeps them as they are
 
 
 @pytest.mark.full
