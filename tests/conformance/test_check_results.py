@@ -59,3 +59,12 @@ def test_a_check_that_never_reported_is_not_run():
     assert row["outcome"] == "not_run"
     assert "interrupted" in row["reason"]
     assert "init_s" not in row
+
+
+def test_the_rows_step_times_are_every_kind_of_step_time():
+    """``record`` writes the step times into a row key by key, so that mypy holds them to ResultRow: a new kind
+    of step time (conformance/vendor/step_times.py) must reach it, and the row's type, here first."""
+    from conformance.run.check_reports import SECONDS_PROPERTIES
+
+    assert SECONDS_PROPERTIES == ("shared_s", "init_s", "execute_s", "lowering_s")
+    assert set(SECONDS_PROPERTIES) <= set(ResultRow.__annotations__)
