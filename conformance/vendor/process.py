@@ -176,6 +176,15 @@ def _exit_status(pid: int) -> int | str | None:
         return None
 
 
+def grace_left(grace_s: float, idle_since: float | None, now: float) -> float:
+    """Seconds the liveness check still waits at ``now`` for a process idle since ``idle_since`` (None: it
+    has not been seen idle) to have been idle ``grace_s``: what a run spent after the last task (checks
+    that call no vendor code, waiting for work started ahead) counts."""
+    if idle_since is None:
+        return grace_s
+    return min(grace_s, max(0.0, grace_s - (now - idle_since)))
+
+
 def step_what(log: Path, what: str) -> str:
     """The last step a task marked, or ``what``."""
     return _last_step(Path(f"{log}{envelope.STEPS_SUFFIX}")) or what
@@ -284,6 +293,7 @@ class VendorProcess:
         self.worker_log = log_path or scratch / "vendor-process.log"
         self.restarts = 0
         self._last_step: str | None = None  # the last step of the last task that answered
+        self._idle_since: float | None = None  # time.monotonic() when the last task ended
         #: seconds of every task so far, by kind of step (``step_times``): init, execute, lowering
         self.step_seconds: dict[str, float] = {}
 
@@ -338,6 +348,7 @@ class VendorProcess:
             self._last_step = step_what(log, what)
             return load_result(result, self._last_step), read_log(log)[1]
         finally:
+            self._idle_since = time.monotonic()
             times = Path(f"{log}{step_times.TIMES_SUFFIX}")
             step_times.add(self.step_seconds, step_times.read(times, time.monotonic()))
             times.unlink(missing_ok=True)
@@ -411,6 +422,7 @@ class VendorProcess:
         process (the vendor's code may have written into the old pipes, or left half a message there,
         and pebble's own replacement worker would share them)."""
         self.restarts += 1
+        self._idle_since = None  # the new process's grace starts when the liveness check does
         self._stop()
         warm = (
             self.scratch / f"warm-{next(self._counter)}.log"
@@ -424,7 +436,8 @@ class VendorProcess:
         kills the process after the last task meets no other check. Nothing if no process was started."""
         if self._pool is None:
             return
-        time.sleep(LIVENESS_GRACE_S if grace_s is None else grace_s)
+        grace = LIVENESS_GRACE_S if grace_s is None else grace_s
+        time.sleep(grace_left(grace, self._idle_since, time.monotonic()))
         self._run("ping", (), "the liveness check after the last task", STARTUP_TIMEOUT_S)
 
     def close(self) -> None:
