@@ -10,6 +10,10 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.run.run_options import RunOptions
 
 #: Exit codes of ``executorch-conformance run`` (docs/certification.md).
 EXIT_OK = 0  # conformant, or certified in certify mode
@@ -78,7 +82,9 @@ def _run(args: argparse.Namespace) -> int:
     # table. It cleans them up either way: the warning says nothing the report does not.
     sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
     try:  # in a vendor process: the backend's module is never imported in this one
-        prepared = prepare(args.backend, vendor_log, options.timeout, options.memory_bytes)
+        prepared = prepare(
+            args.backend, vendor_log, options.timeout, options.memory_bytes, _warm_ahead(args, options)
+        )
     except DescriptorError as exc:
         print(f"executorch-conformance run: descriptor error: {exc}", file=sys.stderr)
         return EXIT_DESCRIPTOR
@@ -101,6 +107,14 @@ def _run(args: argparse.Namespace) -> int:
         return _run_pytest(args, options, handed, report_dir, log, output_to)
     finally:
         prepared.discard()
+
+
+def _warm_ahead(args: argparse.Namespace, options: RunOptions) -> bool:
+    """Whether the run starts a vendor process for its work ahead while the backend is described: in this
+    process's run (xdist workers start none ahead), when NDATA-5's program will be made ahead."""
+    from conformance.checks.named_data import makes_program_ahead
+
+    return args.workers == 1 and makes_program_ahead(options.selected, options.memory_bytes)
 
 
 def _run_pytest(

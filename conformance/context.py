@@ -158,6 +158,8 @@ class Context:
         self._ahead: dict[Any, tuple[concurrent.futures.Future, VendorProcess]] = {}
         self._ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._ahead_count = itertools.count(1)  # names each one's scratch directory, never twice
+        #: vendor processes started early for work ahead (``keep_warm``), by whether they have huge pages
+        self._warm: dict[bool, VendorProcess] = {}
         if target is not None:
             self.use_target(target, runner)
 
@@ -360,9 +362,11 @@ class Context:
         ``huge_pages``: the process backs large allocations with huge pages (an artifact of gigabytes)."""
         if key in self._ahead or self._memo.has(key):
             return
-        scratch = self.scratch_dir() / f"ahead-{next(self._ahead_count)}"
-        scratch.mkdir(exist_ok=True)
-        vendor = self.new_vendor_process(scratch, huge_pages=huge_pages)
+        vendor = self._warm.pop(huge_pages, None)
+        if vendor is None:
+            scratch = self.scratch_dir() / f"ahead-{next(self._ahead_count)}"
+            scratch.mkdir(exist_ok=True)
+            vendor = self.new_vendor_process(scratch, huge_pages=huge_pages)
         if self._ahead_pool is None:
             self._ahead_pool = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="ahead")
 
@@ -373,6 +377,16 @@ class Context:
                 vendor.close()  # its memory is released before the check that reads the artifact runs
 
         self._ahead[key] = (self._ahead_pool.submit(make), vendor)
+
+    def keep_warm(self, vendor: VendorProcess) -> None:
+        """Takes ``vendor``, a process for this run's descriptor started before the run (``warm_up``, while
+        the backend was described), for the first work ``ahead`` of its kind (``huge_pages`` or not), which
+        then starts without waiting for a process to import torch and the descriptor. Closed with the
+        Context if no work takes it."""
+        stale = self._warm.pop(vendor.huge_pages, None)
+        if stale is not None:
+            stale.close()
+        self._warm[vendor.huge_pages] = vendor
 
     def _wait_ahead(self, future: concurrent.futures.Future) -> Any:
         """The artifact ``future`` makes (see ``ahead``), its task's step times recorded for the check."""
@@ -387,10 +401,14 @@ class Context:
             return value
 
     def _close_ahead(self) -> None:
-        """Stops what was started ahead and never asked for (killing its vendor process)."""
+        """Stops what was started ahead and never asked for (killing its vendor process), and the processes
+        kept warm for work that never came."""
         for _future, vendor in self._ahead.values():
             vendor.close()
         self._ahead.clear()
+        for vendor in self._warm.values():
+            vendor.close()
+        self._warm.clear()
         if self._ahead_pool is not None:
             self._ahead_pool.shutdown(wait=True, cancel_futures=True)
             self._ahead_pool = None

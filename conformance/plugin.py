@@ -166,6 +166,8 @@ class ConformanceRun:
         if options.certify:
             refuse_foreign_plugins(config)
         self._vendor: VendorProcess | None = None
+        #: a vendor process started for work ahead while the backend was described (``prepare``)
+        self._warm: VendorProcess | None = None
         self._context: Context | None = None
         self._previous_sigterm = _stop_on_sigterm() if not hasattr(config, "workerinput") else None
         try:
@@ -239,6 +241,7 @@ class ConformanceRun:
             prepared = plugin.take(self.spec) if isinstance(plugin, Prepared) else None
             if prepared is not None:
                 descriptor, text, self._vendor = prepared
+                self._warm = plugin.take_warm(self.spec)
                 return descriptor, text
         self._vendor = VendorProcess(self.spec, None, self._vendor_log(), self.options.memory_bytes)
         return describe(self.spec, self._vendor, self.timeout)
@@ -268,6 +271,9 @@ class ConformanceRun:
                 lowering_cache=self.options.lowering_cache(),
             )
             self._context.operator_selection = self.ops
+            if self._warm is not None:
+                self._context.keep_warm(self._warm)
+                self._warm = None
             if not hasattr(self.config, "workerinput"):  # an xdist worker does not know which checks it gets
                 for check in self.ahead:
                     assert check.ahead is not None  # only such checks are in self.ahead
@@ -281,6 +287,9 @@ class ConformanceRun:
         if self._vendor is not None:
             self._vendor.close()
             self._vendor = None
+        if self._warm is not None:
+            self._warm.close()
+            self._warm = None
         if self._previous_sigterm is not None:
             signal.signal(signal.SIGTERM, self._previous_sigterm)
             self._previous_sigterm = None

@@ -9,6 +9,7 @@ and ExecuTorch writes the .pte and its .ptd file(s) into a scratch directory.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from conformance.comparison import assert_outputs_close
 from conformance.context import Context, NamedDataLowered
 from conformance.outcomes import CheckFailed, NotApplicable, SuiteCannotRun, ensure
 from conformance.pte import read_pte
-from conformance.registry import check
+from conformance.registry import check, selects
 from conformance.vendor.records import unpack
 from conformance.vendor.task_registry import LARGE_WEIGHTS
 
@@ -294,7 +295,7 @@ def _choose_plan(ctx: Context) -> tuple[large_weights.Size, Path]:
     import shutil
 
     try:
-        size = large_weights.choose(_memory_for_vendor(ctx))
+        size = large_weights.choose(_memory_for_vendor(ctx.memory_bytes))
     except large_weights.SizeError as exc:
         raise SuiteCannotRun(f"NDATA-5 cannot run here: {exc}") from None
     free = shutil.disk_usage(ctx.scratch_dir()).free
@@ -334,6 +335,21 @@ def start_large_weights(ctx: Context) -> None:
         _lower_large_weights(ctx, size, out, start=True)
 
 
+def makes_program_ahead(selection: Iterable[str] | None, memory_bytes: int | None) -> bool:
+    """Whether a run of the checks ``selection`` (None: every check) with the memory limit ``memory_bytes``
+    would make NDATA-5's program ahead, as far as can be known before the backend is described (not
+    whether it declares named data): the check is selected and the program this machine can hold is of
+    ``AHEAD_FROM_BYTES`` or more. ``executorch-conformance run`` then starts the vendor process that makes
+    it while the backend is described (``Context.keep_warm``)."""
+    if not selects(selection, "NDATA-5"):
+        return False
+    try:
+        size = large_weights.choose(_memory_for_vendor(memory_bytes))
+    except large_weights.SizeError:
+        return False  # the check says why itself
+    return size.total_bytes >= AHEAD_FROM_BYTES
+
+
 @check(
     "NDATA-5",
     "C-NDATA-5",
@@ -351,8 +367,9 @@ def runs_past_32_bit_offsets(ctx: Context) -> str:
         shutil.rmtree(out, ignore_errors=True)
 
 
-def _memory_for_vendor(ctx: Context) -> int | None:
-    """The bytes a vendor process may still use: the memory available on the machine, at most the run's limit."""
+def _memory_for_vendor(memory_bytes: int | None) -> int | None:
+    """The bytes a vendor process may still use: the memory available on the machine, at most the run's
+    limit ``memory_bytes`` (None: the default)."""
     from conformance.vendor.process import default_memory_limit
 
     available = None
@@ -363,7 +380,7 @@ def _memory_for_vendor(ctx: Context) -> int | None:
                     available = int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         available = None
-    limit = ctx.memory_bytes if ctx.memory_bytes is not None else default_memory_limit()
+    limit = memory_bytes if memory_bytes is not None else default_memory_limit()
     found = [n for n in (available, limit) if n is not None]
     return min(found) if found else None
 

@@ -424,9 +424,12 @@ class VendorProcess:
         self.restarts += 1
         self._idle_since = None  # the new process's grace starts when the liveness check does
         self._stop()
-        warm = (
-            self.scratch / f"warm-{next(self._counter)}.log"
-        )  # starts the new process now, in the background
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Starts the process now, in the background, and has it load the descriptor (a ping), so that
+        the next task finds it ready; returns at once. A failure there is met by that next task."""
+        warm = self.scratch / f"warm-{next(self._counter)}.log"
         self._ensure_pool().schedule(bootstrap.run_task, args=("ping", str(warm)), timeout=STARTUP_TIMEOUT_S)
 
     def check_alive(self, grace_s: float | None = None) -> None:

@@ -42,9 +42,17 @@ class Prepared:
     the run it starts in the same process (as a plugin object of ``pytest.main``), so that the backend's
     module is imported once. The plugin takes it (``take``); whoever made it discards it at the end."""
 
-    def __init__(self, spec: str, descriptor: BackendDescriptor, text: str, vendor: VendorProcess) -> None:
+    def __init__(
+        self,
+        spec: str,
+        descriptor: BackendDescriptor,
+        text: str,
+        vendor: VendorProcess,
+        warm: VendorProcess | None = None,
+    ) -> None:
         self.spec, self.descriptor = spec, descriptor
         self._kept: tuple[BackendDescriptor, str, VendorProcess] | None = (descriptor, text, vendor)
+        self._warm = warm
 
     def take(self, spec: str) -> tuple[BackendDescriptor, str, VendorProcess] | None:
         """(the descriptor, its JSON text, the vendor process) for ``spec``, once; None otherwise."""
@@ -53,20 +61,40 @@ class Prepared:
         kept, self._kept = self._kept, None
         return kept
 
+    def take_warm(self, spec: str) -> VendorProcess | None:
+        """The vendor process started for work ahead while the backend was described (``prepare``), once;
+        None if there is none or ``spec`` is another backend."""
+        if spec != self.spec:
+            return None
+        warm, self._warm = self._warm, None
+        return warm
+
     def discard(self) -> None:
-        """Stops the vendor process if no run took it."""
+        """Stops the vendor processes no run took."""
         if self._kept is not None:
             self._kept[2].close()
             self._kept = None
+        if self._warm is not None:
+            self._warm.close()
+            self._warm = None
 
 
-def prepare(spec: str, log_path: Path, timeout: float, memory_bytes: int | None = None) -> Prepared:
+def prepare(
+    spec: str, log_path: Path, timeout: float, memory_bytes: int | None = None, warm_huge_pages: bool = False
+) -> Prepared:
     """Describes ``spec`` in a new vendor process (with ``memory_bytes`` as its memory limit) kept for the
-    run that follows in this process; DescriptorError if it fails."""
+    run that follows in this process; DescriptorError if it fails. ``warm_huge_pages``: meanwhile, a second
+    vendor process with huge pages starts (``VendorProcess.warm_up``) for the work the run makes ahead
+    (``Context.keep_warm``: NDATA-5's program), on the core the description leaves idle."""
+    warm = VendorProcess(spec, None, None, memory_bytes, huge_pages=True) if warm_huge_pages else None
     vendor = VendorProcess(spec, None, log_path, memory_bytes)
     try:
+        if warm is not None:
+            warm.warm_up()
         descriptor, text = describe(spec, vendor, timeout)
     except BaseException:
         vendor.close()
+        if warm is not None:
+            warm.close()
         raise
-    return Prepared(spec, descriptor, text, vendor)
+    return Prepared(spec, descriptor, text, vendor, warm)

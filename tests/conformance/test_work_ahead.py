@@ -124,3 +124,67 @@ def test_a_hang_ahead_fails_ndata5_and_the_other_checks_pass(tmp_path):
         ("NDATA-1", "NDATA-2", "NDATA-3", "NDATA-4"), "passed"
     )
     assert code != 0
+
+
+def test_work_ahead_takes_the_process_kept_warm_for_it_and_a_warm_process_left_over_is_closed(
+    context, tmp_path
+):
+    """``executorch-conformance run`` starts NDATA-5's vendor process while the backend is described
+    (``prepare(warm_huge_pages=True)``) and the Context takes it (``keep_warm``): the program is made in
+    that process, and a warm process no work takes is closed with the Context."""
+    from conformance.vendor.process import VendorProcess
+
+    ctx = context("ReferenceBackend")
+    warm = VendorProcess("ReferenceBackend", huge_pages=True)
+    warm.warm_up()
+    ctx.keep_warm(warm)
+    ctx.ahead(KEY, LARGE_WEIGHTS, KEY[1], str(tmp_path / "lw"), what=WHAT, huge_pages=True)
+    ctx.start_check("NDATA-5")
+    flow = ctx.shared(KEY, _made_again)
+    assert flow["delegated"] == LAYERS
+    assert warm.step_seconds.get("lowering", 0) > 0  # made in the warm process, which is closed after it
+    assert warm._pool is None
+    unused = VendorProcess("ReferenceBackend")
+    unused.warm_up()
+    ctx.keep_warm(unused)  # kept for work without huge pages, which never comes
+    ctx.close()
+    assert unused._pool is None
+
+
+def test_the_run_starts_a_warm_process_only_for_a_program_it_makes_ahead(monkeypatch):
+    from conformance.checks import named_data
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(named_data, "_memory_for_vendor", lambda memory_bytes: 64 << 30)
+    assert named_data.makes_program_ahead(None, None)  # every check: NDATA-5's 4.25 GiB
+    assert named_data.makes_program_ahead(frozenset({"NDATA"}), None)
+    assert not named_data.makes_program_ahead(frozenset({"RT-1", "OPS"}), None)  # not selected
+    monkeypatch.setenv(ENV, "16MiB")
+    assert not named_data.makes_program_ahead(None, None)  # too small to be made ahead
+    monkeypatch.delenv(ENV)
+    monkeypatch.setattr(named_data, "_memory_for_vendor", lambda memory_bytes: 1 << 30)
+    assert not named_data.makes_program_ahead(None, None)  # the machine cannot hold it: the check says so
+
+
+def test_a_warm_process_is_stopped_when_the_backend_cannot_be_described(monkeypatch, tmp_path):
+    import multiprocessing
+
+    from conformance.descriptor import DescriptorError
+    from conformance.vendor.launch import WORKER_NAME
+    from conformance.vendor.remote_descriptor import prepare
+
+    def workers() -> set[int]:
+        return {c.pid for c in multiprocessing.active_children() if c.name.startswith(WORKER_NAME) and c.pid}
+
+    before = workers()
+    with pytest.raises(DescriptorError):
+        prepare("no_such_module:DESCRIPTOR", tmp_path / "vendor.log", 120.0, warm_huge_pages=True)
+    assert workers() - before == set()
+    prepared = prepare("ReferenceBackend", tmp_path / "vendor.log", 120.0, warm_huge_pages=True)
+    try:
+        assert prepared.take_warm("OtherBackend") is None
+        warm = prepared.take_warm("ReferenceBackend")
+        assert warm is not None and warm.huge_pages and prepared.take_warm("ReferenceBackend") is None
+        warm.close()
+    finally:
+        prepared.discard()
