@@ -670,6 +670,13 @@ class Context:
         """named_data.required_keys(blob) of each blob, from the vendor process."""
         return self.call(tasks.REQUIRED_KEYS, blobs, what="named_data.required_keys()")
 
+    def runtime_takes_data_path(self) -> bool:
+        """Whether the vendor process's Python runtime loads a program with a .ptd (``data_path``)."""
+        return self.once(
+            ("runtime_takes_data_path",),
+            lambda: self.call(tasks.RUNTIME_TAKES_DATA_PATH, what="Runtime.load_program's parameters"),
+        )
+
     def executorch_version(self) -> str:
         """The executorch version of the vendor process (the exporter and the runtime)."""
         return self.shared(

@@ -148,13 +148,10 @@ def _one_data_file(ctx: Context, lowered: NamedDataLowered) -> Path:
     return next(iter(files.values()))
 
 
-def _require_data_path() -> None:
-    """NotApplicable unless this executorch's Python runtime loads a program with a .ptd."""
-    import inspect
-
-    from executorch.runtime import Runtime
-
-    if "data_path" not in inspect.signature(Runtime.load_program).parameters:
+def _require_data_path(ctx: Context) -> None:
+    """NotApplicable unless the vendor process's executorch loads a program with a .ptd from Python (asked
+    there: the process that judges imports no runtime, which takes seconds of a run's start)."""
+    if not ctx.runtime_takes_data_path():
         raise NotApplicable(
             "this executorch's Python Runtime.load_program takes no data_path (added in 1.5.0), "
             "so no .ptd can be given from Python"
@@ -236,7 +233,7 @@ def blob_size_bounded(ctx: Context) -> None:
 )
 def runs_with_data_file(ctx: Context) -> None:
     ctx.require_named_data()  # the capability first: an undeclared one is exempt, whatever else is missing
-    _require_data_path()
+    _require_data_path(ctx)
     lowered = _lowered(ctx)
     data_file = _one_data_file(ctx, lowered)
     ctx.require_runtime()
@@ -287,7 +284,7 @@ def _large_weights_plan(ctx: Context) -> tuple[large_weights.Size, Path]:
     program started ahead holds memory when the check runs); SuiteCannotRun if this machine cannot hold it
     in memory or on disk, NotApplicable without named data."""
     ctx.require_named_data()
-    _require_data_path()
+    _require_data_path(ctx)
     return ctx.once(("large_weights", "plan"), lambda: _choose_plan(ctx))
 
 
@@ -329,7 +326,7 @@ def start_large_weights(ctx: Context) -> None:
     not run here: it says why itself."""
     try:
         size, out = _large_weights_plan(ctx)
-    except (NotApplicable, SuiteCannotRun):
+    except (NotApplicable, SuiteCannotRun, CheckFailed):  # the vendor process failed to answer: the check too
         return
     if size.total_bytes >= AHEAD_FROM_BYTES:
         _lower_large_weights(ctx, size, out, start=True)

@@ -484,6 +484,16 @@ def executorch_version() -> str:
     return __version__
 
 
+def runtime_takes_data_path() -> bool:
+    """Whether this executorch's Python ``Runtime.load_program`` loads a program with a .ptd (``data_path``,
+    added in 1.5.0)."""
+    import inspect
+
+    from executorch.runtime import Runtime
+
+    return "data_path" in inspect.signature(Runtime.load_program).parameters
+
+
 def ping() -> int:
     return os.getpid()
 

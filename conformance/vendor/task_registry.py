@@ -40,6 +40,7 @@ EXECUTE = "execute"
 EXECUTE_REPEATEDLY = "execute_repeatedly"
 RUNTIME_LIBRARIES = "runtime_libraries"
 EXECUTORCH_VERSION = "executorch_version"
+RUNTIME_TAKES_DATA_PATH = "runtime_takes_data_path"
 QUANTIZED_FLOW = "quantized_flow"
 DYNAMIC_FLOW = "dynamic_flow"
 COMPOSITION_FLOW = "composition_flow"
@@ -75,6 +76,7 @@ TASKS: dict[str, Task] = {
         Task(EXECUTE_REPEATEDLY, f"{_BUILT_IN}:execute_repeatedly", on_target=True),
         Task(RUNTIME_LIBRARIES, f"{_BUILT_IN}:runtime_libraries"),
         Task(EXECUTORCH_VERSION, f"{_BUILT_IN}:executorch_version"),
+        Task(RUNTIME_TAKES_DATA_PATH, f"{_BUILT_IN}:runtime_takes_data_path"),
         Task(QUANTIZED_FLOW, "conformance.vendor.capability_tasks:quantized_flow"),
         Task(DYNAMIC_FLOW, "conformance.vendor.capability_tasks:dynamic_flow"),
         Task(COMPOSITION_FLOW, "conformance.vendor.capability_tasks:composition_flow"),

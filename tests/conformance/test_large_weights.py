@@ -7,6 +7,7 @@ memory, a 4.3 GiB .ptd)."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -105,6 +106,41 @@ def test_the_reference_backend_passes_and_the_result_says_what_it_crossed(tmp_pa
         f"scaled down ({ENV}=16MiB): reference_weights.ptd of 17 MiB, 1 named blob(s) past 16 MiB; proves "
         "nothing about 32-bit offsets (the path of large named data only)"
     )
+
+
+#: A vendor environment's start-up code giving executorch's Python runtime the load_program of releases
+#: before 1.5.0, which takes no .ptd.
+_OLD_LOAD_PROGRAM = """
+from executorch.runtime import Runtime
+
+_load_program = Runtime.load_program
+
+
+def load_program(self, data, *, verification=None):
+    return _load_program(self, data)
+
+
+Runtime.load_program = load_program
+"""
+
+
+def test_ndata5_does_not_apply_where_the_vendors_runtime_loads_no_ptd(tmp_path):
+    """Whether a .ptd can be given is asked of the vendor process's executorch (here one whose
+    ``load_program`` takes no data_path, as before 1.5.0), not of the process that judges."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_OLD_LOAD_PROGRAM)
+    code, report, output = run_suite(
+        tmp_path / "report",
+        "ReferenceBackend",
+        "--checks",
+        "NDATA-5",
+        env={ENV: "16MiB", "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])},
+    )
+    assert code == 0, output
+    result = results_by_id(report)["NDATA-5"]
+    assert result["outcome"] == "not_applicable", result
+    assert "Runtime.load_program takes no data_path (added in 1.5.0)" in result["reason"], result
 
 
 def test_a_runtime_that_narrows_offsets_fails_ndata5_naming_where_the_weight_lies(
